@@ -1,0 +1,141 @@
+/* A minimal /dev: a few safe character devices bound from the host (a user
+ * namespace cannot mknod), a private devpts, /dev/shm, and the usual links.
+ * No other host device node is reachable. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "mounts/mountapi.h"
+#include "mounts/rootfs.h"
+
+static const struct {
+	const char *name;
+	unsigned major, minor;
+} dev_nodes[] = {
+	{"null", 1, 3}, {"zero", 1, 5}, {"full", 1, 7},
+	{"random", 1, 8}, {"urandom", 1, 9}, {"tty", 5, 0},
+};
+
+static const struct {
+	const char *name, *target;
+} dev_links[] = {
+	{"ptmx", "pts/ptmx"},	      {"fd", "/proc/self/fd"},
+	{"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"},
+	{"stderr", "/proc/self/fd/2"},
+};
+
+/* Clone the host's device node, refusing anything that is not exactly the
+ * expected character device: a host /dev entry replaced by a symlink or a
+ * regular file must not be bound into the sandbox. */
+static int host_node_clone(const char *name, unsigned major_nr, unsigned minor_nr,
+			   struct kj_err *err)
+{
+	char path[64];
+	struct stat st;
+	int fd, mfd;
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	fd = path_open(AT_FDCWD, path, O_NOFOLLOW, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0)
+		return kj_fail(err, "dev", -fd, NULL, "open the host's %s", path);
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != major_nr ||
+	    minor(st.st_rdev) != minor_nr) {
+		close(fd);
+		return kj_fail(err, "dev", 0, "check the host's /dev",
+			       "the host's %s is not the character device %u:%u", path, major_nr, minor_nr);
+	}
+	mfd = tree_clone(fd, path, 0, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0, err);
+	close(fd);
+	return mfd;
+}
+
+int devnull_clone(struct kj_err *err)
+{
+	return host_node_clone("null", 1, 3, err);
+}
+
+static int node_bind(int devfd, const char *name, unsigned ma, unsigned mi, struct kj_err *err)
+{
+	int mfd, tfd, fd, rc;
+
+	fd = openat(devfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return kj_fail(err, "dev", errno, NULL, "create /dev/%s", name);
+	close(fd);
+	mfd = host_node_clone(name, ma, mi, err);
+	if (mfd < 0)
+		return mfd;
+	tfd = path_open(devfd, name, O_NOFOLLOW, RESOLVE_BENEATH_FLAGS);
+	rc = tfd < 0 ? kj_fail(err, "dev", -tfd, NULL, "open /dev/%s", name)
+		     : tree_attach(mfd, tfd, name, err);
+	if (tfd >= 0)
+		close(tfd);
+	close(mfd);
+	return rc;
+}
+
+static int sub_mount(int devfd, const char *name, const char *fstype, const char *opts,
+		     unsigned attrs, struct kj_err *err)
+{
+	int mfd, tfd, rc;
+
+	if (mkdirat(devfd, name, 0755) < 0)
+		return kj_fail(err, "dev", errno, NULL, "create /dev/%s", name);
+	tfd = path_open(devfd, name, O_DIRECTORY, RESOLVE_BENEATH_FLAGS);
+	if (tfd < 0)
+		return kj_fail(err, "dev", -tfd, NULL, "open /dev/%s", name);
+	mfd = fs_new(fstype, opts, attrs, err);
+	rc = mfd < 0 ? mfd : tree_attach(mfd, tfd, name, err);
+	if (mfd >= 0)
+		close(mfd);
+	close(tfd);
+	return rc;
+}
+
+int dev_mount(int rootfd, struct kj_err *err)
+{
+	int tfd, mfd, devfd = -1, rc;
+
+	tfd = mountpoint_open(rootfd, "/dev", 1, "/dev", err);
+	if (tfd < 0)
+		return tfd;
+	mfd = fs_new("tmpfs", "mode=0755,size=64k", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
+	rc = mfd < 0 ? mfd : tree_attach(mfd, tfd, "/dev", err);
+	close(tfd);
+	if (rc)
+		goto out;
+	/* A real directory fd on the new tmpfs, to create entries in. */
+	devfd = openat(mfd, ".", O_DIRECTORY | O_CLOEXEC);
+	if (devfd < 0) {
+		rc = kj_fail(err, "dev", errno, NULL, "open /dev");
+		goto out;
+	}
+	for (size_t i = 0; !rc && i < sizeof(dev_nodes) / sizeof(dev_nodes[0]); i++)
+		rc = node_bind(devfd, dev_nodes[i].name, dev_nodes[i].major, dev_nodes[i].minor, err);
+	for (size_t i = 0; !rc && i < sizeof(dev_links) / sizeof(dev_links[0]); i++)
+		if (symlinkat(dev_links[i].target, devfd, dev_links[i].name) < 0)
+			rc = kj_fail(err, "dev", errno, NULL, "create /dev/%s", dev_links[i].name);
+	/* A private devpts instance: the sandbox's terminals are its own and
+	 * the host's ptys are not listed (TIOCSTI, CVE-2017-5226, can then
+	 * only reach the sandbox's own terminal). */
+	if (!rc)
+		rc = sub_mount(devfd, "pts", "devpts", "newinstance,ptmxmode=0666,mode=0620",
+			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
+	if (!rc)
+		rc = sub_mount(devfd, "shm", "tmpfs", "mode=1777,size=64m",
+			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+	/* Done creating: /dev itself becomes read-only so nothing can add a
+	 * node or a link there (its submounts keep their own flags). */
+	if (!rc)
+		rc = tree_setattr(mfd, 0, MOUNT_ATTR_RDONLY, 0, "/dev", err);
+out:
+	if (devfd >= 0)
+		close(devfd);
+	if (mfd >= 0)
+		close(mfd);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* Thin, race-free helpers over the new mount API (open_tree, move_mount,
+ * mount_setattr, fsopen/fsmount) and openat2. kjail needs Linux 5.12+. */
+#ifndef KJAIL_MOUNTAPI_H
+#define KJAIL_MOUNTAPI_H
+
+#include <linux/openat2.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "runtime/error.h"
+
+/* openat2(dirfd, path, O_PATH|O_CLOEXEC|flags, resolve): no glibc wrapper. */
+int path_open(int dirfd, const char *path, int flags, uint64_t resolve);
+
+/* Open path inside the tree rooted at rootfd; symlinks are resolved as if
+ * rootfd were "/" (RESOLVE_IN_ROOT), magic links never followed.
+ * Stops a symlink planted in the tree from redirecting a mount onto the
+ * host (the class of bubblewrap CVE-2026-87766 and runc CVE-2025-31133). */
+/* For paths kjail itself names beneath a directory it mounted. */
+#define RESOLVE_BENEATH_FLAGS (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
+
+int path_open_in_root(int rootfd, const char *path, int flags);
+
+/* A new mount of fstype ("tmpfs", "proc", "devpts"...) with string options
+ * "key=value,key" and MOUNT_ATTR_* flags, detached: returns its fd. */
+int fs_new(const char *fstype, const char *options, unsigned attrs, struct kj_err *err);
+
+/* Clone the tree at fd (recursively when recursive) and set/clear attrs. */
+int tree_clone(int fd, const char *what, int recursive, unsigned set, unsigned clear,
+	       struct kj_err *err);
+
+/* Attach the detached mount mntfd on top of the object targetfd names. */
+int tree_attach(int mntfd, int targetfd, const char *what, struct kj_err *err);
+
+/* Set or clear attributes on the mount at fd (recursive or not). */
+int tree_setattr(int fd, int recursive, unsigned set, unsigned clear, const char *what,
+		 struct kj_err *err);
+
+#endif

@@ -1,0 +1,173 @@
+/* The root filesystem recipe:
+ *   1. stop mount propagation to and from the host;
+ *   2. clone the host's / (or --root) recursively and make every mount in
+ *      it read-only, nosuid, nodev in one step (no writable window);
+ *   3. fresh /proc, minimal /dev, private /tmp and /run, optional /sys;
+ *   4. the workspace and the binds, then .git protection, then masks;
+ *   5. pivot_root into it and detach the host's tree.
+ */
+#include "mounts/rootfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "mounts/mountapi.h"
+
+#define RO_ATTRS (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+
+int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what,
+		    struct kj_err *err)
+{
+	char parent[PATH_MAX];
+	const char *name;
+	int fd, pfd;
+
+	fd = path_open_in_root(rootfd, dest, 0);
+	if (fd != -ENOENT)
+		return fd < 0 ? kj_fail(err, "mount", -fd, NULL, "%s: open %s", what, dest) : fd;
+	/* Missing: create it, which works only on kjail's own tmpfs mounts
+	 * (/tmp, /run); the read-only root refuses with EROFS. */
+	name = strrchr(dest, '/');
+	if (!name || name == dest || (size_t)(name - dest) >= sizeof(parent)) {
+		snprintf(parent, sizeof(parent), "/");
+	} else {
+		memcpy(parent, dest, (size_t)(name - dest));
+		parent[name - dest] = '\0';
+	}
+	pfd = mountpoint_open(rootfd, parent, 1, what, err);
+	if (pfd < 0)
+		return pfd;
+	fd = is_dir ? mkdirat(pfd, name + 1, 0755) : mknodat(pfd, name + 1, S_IFREG | 0644, 0);
+	close(pfd);
+	if (fd < 0 && errno != EEXIST)
+		return kj_fail(err, "mount", errno,
+			       errno == EROFS ? "choose a DEST that exists in the root, or one under /tmp or /run" : NULL,
+			       "%s: create mount point %s", what, dest);
+	fd = path_open_in_root(rootfd, dest, 0);
+	return fd < 0 ? kj_fail(err, "mount", -fd, NULL, "%s: open %s", what, dest) : fd;
+}
+
+/* Mount a fresh filesystem on dest inside the new root. */
+static int fresh_mount(int rootfd, const char *dest, const char *fstype, const char *options,
+		       unsigned attrs, struct kj_err *err)
+{
+	int mfd, tfd, rc;
+
+	tfd = mountpoint_open(rootfd, dest, 1, dest, err);
+	if (tfd < 0)
+		return tfd;
+	mfd = fs_new(fstype, options, attrs, err);
+	if (mfd < 0) {
+		close(tfd);
+		return mfd;
+	}
+	rc = tree_attach(mfd, tfd, dest, err);
+	close(mfd);
+	close(tfd);
+	return rc;
+}
+
+/* /var/run is usually a symlink to /run; when it is its own directory it
+ * gets its own empty tmpfs, so the host's sockets stay out of reach. */
+static int var_run_mount(int rootfd, struct kj_err *err)
+{
+	struct stat run, var_run;
+	int fd = path_open_in_root(rootfd, "/var/run", O_DIRECTORY);
+
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return kj_fail(err, "mount", -fd, NULL, "open /var/run");
+	if (fstatat(rootfd, "run", &run, 0) == 0 && fstat(fd, &var_run) == 0 &&
+	    run.st_dev == var_run.st_dev && run.st_ino == var_run.st_ino) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	return fresh_mount(rootfd, "/var/run", "tmpfs", "mode=0755,size=16m",
+			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+}
+
+/* A fresh sysfs shows only this network namespace's devices; it needs a
+ * network namespace of our own, so --net host keeps the host's, read-only. */
+static int sys_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
+{
+	if (cfg->net == KJ_NET_HOST)
+		return 0;
+	return fresh_mount(rootfd, "/sys", "sysfs", NULL,
+			   RO_ATTRS | MOUNT_ATTR_NOEXEC, err);
+}
+
+static int pivot(int rootfd, struct kj_err *err)
+{
+	/* pivot_root(".", "."): the host's tree ends up stacked under the
+	 * new root and is detached at once, so no host path stays reachable. */
+	if (fchdir(rootfd) < 0)
+		return kj_fail(err, "mount", errno, NULL, "enter the new root");
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		return kj_fail(err, "mount", errno, NULL, "pivot_root");
+	if (umount2(".", MNT_DETACH) < 0)
+		return kj_fail(err, "mount", errno, NULL, "detach the host's root");
+	if (chdir("/") < 0)
+		return kj_fail(err, "mount", errno, NULL, "chdir /");
+	return 0;
+}
+
+int rootfs_build(const struct kj_config *cfg, struct kj_err *err)
+{
+	char tmp_opts[64];
+	int rootfd, rc = -EINVAL, bind_fds[KJ_MAX_BINDS + 1];
+
+	for (size_t i = 0; i <= KJ_MAX_BINDS; i++)
+		bind_fds[i] = -1;
+
+	/* Nothing we mount may propagate back to the host, and nothing the
+	 * host mounts later may appear in the sandbox. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return kj_fail(err, "mount", errno, NULL, "make / private");
+
+	rootfd = open_tree(AT_FDCWD, cfg->root, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (rootfd < 0)
+		return kj_fail(err, "mount", errno,
+			       errno == ENOSYS ? "kjail needs Linux 5.12 or later" : NULL,
+			       "clone the root %s", cfg->root);
+	/* Every submount read-only in one call: a host tmpfs below / must not
+	 * stay writable (the recursive flag is what `mount -o remount,ro`
+	 * alone would miss). */
+	if (tree_setattr(rootfd, 1, RO_ATTRS, 0, "the root", err))
+		goto out;
+	if (binds_prepare(cfg, bind_fds, err))
+		goto out;
+	/* Attach the tree somewhere in our private mount namespace so that
+	 * it can be mounted on and then pivoted into. (It shadows /tmp from
+	 * here on, which is why the binds were cloned first.) */
+	if (move_mount(rootfd, "", AT_FDCWD, "/tmp", MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+		rc = kj_fail(err, "mount", errno, NULL, "attach the root at /tmp");
+		goto out;
+	}
+
+	snprintf(tmp_opts, sizeof(tmp_opts), "mode=1777,size=%llu",
+		 (unsigned long long)cfg->tmp_size);
+	if ((rc = proc_mount(rootfd, cfg, err)) || (rc = dev_mount(rootfd, err)) ||
+	    (rc = sys_mount(rootfd, cfg, err)) ||
+	    (rc = fresh_mount(rootfd, "/tmp", "tmpfs", tmp_opts,
+			      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err)) ||
+	    (rc = fresh_mount(rootfd, "/run", "tmpfs", "mode=0755,size=16m",
+			      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err)) ||
+	    (rc = var_run_mount(rootfd, err)) || (rc = binds_mount(rootfd, cfg, bind_fds, err)) ||
+	    (rc = git_protect(rootfd, cfg->workspace.dest, err)) ||
+	    (rc = masks_mount(rootfd, cfg, err)) || (rc = pivot(rootfd, err)))
+		goto out;
+	rc = 0;
+out:
+	binds_release(cfg, bind_fds);
+	close(rootfd);
+	return rc;
+}

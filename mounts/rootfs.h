@@ -1,0 +1,31 @@
+/* Turn the configuration's mount plan into the sandbox's root filesystem. */
+#ifndef KJAIL_ROOTFS_H
+#define KJAIL_ROOTFS_H
+
+#include "runtime/config.h"
+#include "runtime/error.h"
+
+/* Build the tree and pivot_root into it. Runs in the setup child, inside
+ * the new user, mount and pid namespaces, before privileges are dropped. */
+int rootfs_build(const struct kj_config *cfg, struct kj_err *err);
+
+/* Pieces of the recipe, each in its own file. rootfd is the new root. */
+int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what,
+		    struct kj_err *err);
+int proc_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err);
+int dev_mount(int rootfd, struct kj_err *err);
+/* Binds are cloned from the host before the new root is attached (the
+ * attach point could shadow a source), then attached into it. mfds holds
+ * 1 + cfg->nbinds entries: the workspace first. */
+int binds_prepare(const struct kj_config *cfg, int *mfds, struct kj_err *err);
+int binds_mount(int rootfd, const struct kj_config *cfg, const int *mfds, struct kj_err *err);
+void binds_release(const struct kj_config *cfg, int *mfds);
+int git_protect(int rootfd, const char *workspace_dest, struct kj_err *err);
+int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err);
+
+/* A clone of the host's /dev/null, verified to be the char device 1:3
+ * (runc CVE-2025-31133: a /dev/null swapped for a symlink or another file
+ * turned "masking" into a bind of something else). */
+int devnull_clone(struct kj_err *err);
+
+#endif

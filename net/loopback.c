@@ -1,0 +1,52 @@
+/* --net none: the sandbox's own network namespace holds only lo, up. There
+ * is no route out, so nothing inside can reach the host or the internet;
+ * the host's loopback listeners and abstract unix sockets live in the
+ * host's namespace and are out of reach too. */
+#include "net/loopback.h"
+
+#include <net/if.h>
+#include <netlink/errno.h>
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
+
+static int nl_fail(struct kj_err *err, const char *what, int nlerr)
+{
+	return kj_fail(err, "net", 0, "check that the kernel has network namespaces",
+		       "%s: %s", what, nl_geterror(nlerr));
+}
+
+int net_loopback_up(struct kj_err *err)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct rtnl_link *lo = NULL, *change = NULL;
+	int rc;
+
+	if (!sk)
+		return kj_fail(err, "net", 12, NULL, "allocate a netlink socket");
+	rc = nl_connect(sk, NETLINK_ROUTE);
+	if (rc < 0) {
+		rc = nl_fail(err, "connect to rtnetlink", rc);
+		goto out;
+	}
+	rc = rtnl_link_get_kernel(sk, 0, "lo", &lo);
+	if (rc < 0) {
+		rc = nl_fail(err, "find lo", rc);
+		goto out;
+	}
+	change = rtnl_link_alloc();
+	if (!change) {
+		rc = kj_fail(err, "net", 12, NULL, "bring up lo");
+		goto out;
+	}
+	rtnl_link_set_flags(change, IFF_UP);
+	rc = rtnl_link_change(sk, lo, change, 0);
+	if (rc < 0)
+		rc = nl_fail(err, "bring up lo", rc);
+out:
+	if (change)
+		rtnl_link_put(change);
+	if (lo)
+		rtnl_link_put(lo);
+	nl_socket_free(sk);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,162 @@
+/* The sandbox recipe, run by the cloned child inside its new namespaces.
+ * Each step can fail; the first failure is sent to the parent as one
+ * error record and the child exits 125, before COMMAND ever runs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "mounts/rootfs.h"
+#include "net/loopback.h"
+#include "runtime/caps.h"
+#include "runtime/channel.h"
+#include "runtime/sandbox.h"
+
+__attribute__((noreturn)) static void child_die(struct sandbox *sb, const struct kj_err *err)
+{
+	(void)channel_send_err(sb->chan[1], err);
+	_exit(err->exit_code ? err->exit_code : KJ_EXIT_SETUP);
+}
+
+/* Wait for the parent to write our uid/gid maps. */
+static int wait_for_parent(struct sandbox *sb, struct kj_err *err)
+{
+	char go;
+
+	/* Die with kjail: kill -9 of kjail must take the whole sandbox with
+	 * it (the pid namespace dies with its init). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		return kj_fail(err, "launch", errno, NULL, "set the parent-death signal");
+	if (read(sb->chan[1], &go, 1) != 1)
+		_exit(KJ_EXIT_SETUP); /* the parent died before we started */
+	return 0;
+}
+
+static int set_hostname(struct kj_err *err)
+{
+	if (sethostname("kjail", 5) < 0)
+		return kj_fail(err, "uts", errno, NULL, "set the hostname");
+	return 0;
+}
+
+static int network(struct sandbox *sb, struct kj_err *err)
+{
+	return sb->cfg->net == KJ_NET_NONE ? net_loopback_up(err) : 0;
+}
+
+/* The sandbox's own terminal, from its private devpts; the master goes
+ * to the parent, which relays it to the caller's terminal. */
+static int open_pty(struct sandbox *sb, int *slave, struct kj_err *err)
+{
+	int master, unlock = 0, rc;
+
+	*slave = -1;
+	if (!sb->io.pty)
+		return 0;
+	master = open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0)
+		return kj_fail(err, "tty", errno, "use --no-tty", "open the sandbox's /dev/pts/ptmx");
+	if (ioctl(master, TIOCSPTLCK, &unlock) < 0 ||
+	    (*slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		rc = kj_fail(err, "tty", errno, "use --no-tty", "open the terminal's slave side");
+		close(master);
+		return rc;
+	}
+	rc = channel_send_fd(sb->chan[1], master);
+	close(master);
+	return rc < 0 ? kj_fail(err, "tty", -rc, NULL, "pass the terminal to kjail") : 0;
+}
+
+/* cwd must be inside the new root: a cwd (or fd) left on the host is how
+ * runc CVE-2024-21626 escaped. After pivot_root the path is resolved in
+ * the sandbox, and getcwd() names a path only if it is reachable from /. */
+static int enter_workspace(const struct kj_config *cfg, struct kj_err *err)
+{
+	char cwd[PATH_MAX];
+
+	if (chdir(cfg->workspace.dest) < 0)
+		return kj_fail(err, "workspace", errno, NULL, "chdir %s", cfg->workspace.dest);
+	if (!getcwd(cwd, sizeof(cwd)) || strcmp(cwd, cfg->workspace.dest))
+		return kj_fail(err, "workspace", 0, NULL, "the working directory is outside the sandbox");
+	return 0;
+}
+
+__attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave)
+{
+	const struct kj_config *cfg = sb->cfg;
+	struct kj_err err = {0};
+	sigset_t none;
+	int e;
+
+	/* A new session: the command has no controlling terminal of the
+	 * caller's, so TIOCSTI (CVE-2017-5226) has nothing to inject into. */
+	if (setsid() < 0)
+		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "setsid"), &err));
+	if (slave >= 0 && ioctl(slave, TIOCSCTTY, 0) < 0)
+		child_die(sb, (kj_fail(&err, "tty", errno, NULL, "make the terminal controlling"), &err));
+	if (stdio_child_install(&sb->io, slave) < 0)
+		child_die(sb, (kj_fail(&err, "stdio", errno, NULL, "install stdin/stdout/stderr"), &err));
+	if (enter_workspace(cfg, &err))
+		child_die(sb, &err);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Only 0, 1 and 2 reach the command (CVE-2024-21626: a leaked host
+	 * fd is a way out). The channel stays, close-on-exec, to report an
+	 * exec failure. */
+	if (sb->chan[1] > 3)
+		syscall(SYS_close_range, 3, sb->chan[1] - 1, 0);
+	syscall(SYS_close_range, sb->chan[1] + 1, ~0U, 0);
+	/* Loaded last: after this, no mount, namespace or privilege change
+	 * is possible, so every earlier step had to be done already. */
+	if (kj_seccomp_load(sb->seccomp, &err))
+		child_die(sb, &err);
+	execvpe(cfg->argv[0], cfg->argv, sb->envp);
+	e = errno;
+	kj_fail(&err, "exec", e, NULL, "%s", cfg->argv[0]);
+	err.exit_code = (e == ENOENT || e == ENOTDIR) ? KJ_EXIT_NOTFOUND : KJ_EXIT_NOEXEC;
+	child_die(sb, &err);
+}
+
+void sandbox_child(struct sandbox *sb)
+{
+	struct kj_err err = {0};
+	pid_t command;
+	int slave = -1;
+
+	close(sb->chan[0]);
+	close(sb->ctl[1]);
+	if (wait_for_parent(sb, &err) || set_hostname(&err) || rootfs_build(sb->cfg, &err) ||
+	    network(sb, &err) || open_pty(sb, &slave, &err) || caps_drop_all(sb->cfg, &err))
+		child_die(sb, &err);
+	/* Not dumpable: nothing in the sandbox may ptrace its init or read
+	 * its memory and fds (the parent's channels). */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "make init non-dumpable"), &err));
+	/* init learns of COMMAND's end through a signalfd: SIGCHLD must be
+	 * blocked before the fork so none is lost. */
+	{
+		sigset_t chld;
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		sigprocmask(SIG_BLOCK, &chld, NULL);
+	}
+	command = fork();
+	if (command < 0)
+		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "fork COMMAND"), &err));
+	if (command == 0)
+		exec_command(sb, slave);
+	close(sb->chan[1]);
+	if (slave >= 0)
+		close(slave);
+	for (int i = 0; i < 3; i++)
+		if (sb->io.child_only[i] >= 0)
+			close(sb->io.child_only[i]);
+	init_run(sb->ctl[0], command);
+}

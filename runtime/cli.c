@@ -1,0 +1,263 @@
+#include "runtime/cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/validate.h"
+
+struct option_def {
+	const char *name;
+	bool takes_value;
+	int (*apply)(struct kj_config *cfg, const char *opt, const char *v, struct kj_err *err);
+	const char *arg, *help;
+};
+
+static int add_bind(struct kj_config *cfg, const char *opt, const char *v, bool writable,
+		    struct kj_err *err)
+{
+	struct kj_bind *b;
+	const char *colon = strchr(v, ':');
+
+	if (cfg->nbinds == KJ_MAX_BINDS)
+		return kj_fail(err, "option", 0, NULL, "--%s: at most %d binds", opt, KJ_MAX_BINDS);
+	if (!*v || colon == v || (colon && !colon[1]))
+		return kj_fail(err, "option", 0, "use SRC or SRC:DEST", "--%s: invalid bind '%s'", opt, v);
+	b = &cfg->binds[cfg->nbinds++];
+	b->src = colon ? strndup(v, (size_t)(colon - v)) : strdup(v);
+	b->dest = colon ? strdup(colon + 1) : NULL;
+	b->writable = writable;
+	if (!b->src || (colon && !b->dest))
+		return kj_fail(err, "option", ENOMEM, NULL, "--%s", opt);
+	return 0;
+}
+
+static int opt_ro(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	return add_bind(c, o, v, false, e);
+}
+
+static int opt_rw(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	return add_bind(c, o, v, true, e);
+}
+
+static int opt_workspace(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	const char *colon = strchr(v, ':');
+
+	if (!*v || colon == v || (colon && !colon[1]))
+		return kj_fail(e, "option", 0, "use DIR or DIR:DEST", "--%s: invalid workspace '%s'", o, v);
+	free(c->workspace.src);
+	free(c->workspace.dest);
+	c->workspace.src = colon ? strndup(v, (size_t)(colon - v)) : strdup(v);
+	c->workspace.dest = colon ? strdup(colon + 1) : NULL;
+	return 0;
+}
+
+static int opt_root(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	(void)o;
+	(void)e;
+	c->root = v;
+	return 0;
+}
+
+static int opt_mask(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	if (c->nmasks == KJ_MAX_MASKS)
+		return kj_fail(e, "option", 0, NULL, "--%s: at most %d masks", o, KJ_MAX_MASKS);
+	c->masks[c->nmasks++] = v;
+	return 0;
+}
+
+static int opt_tmp_size(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	int rc = parse_size(o, v, &c->tmp_size, e);
+	if (rc == 0 && c->tmp_size < 4096)
+		return kj_fail(e, "option", 0, "give at least 4K", "--%s: %s is too small", o, v);
+	return rc;
+}
+
+static int opt_net(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	static const char *const modes[] = {"none", "host", NULL};
+	int i = parse_enum(o, v, modes, e);
+	if (i < 0)
+		return i;
+	c->net = (enum kj_net_mode)i;
+	return 0;
+}
+
+static int opt_user(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	c->user_set = true;
+	return parse_user(o, v, &c->uid, &c->gid, e);
+}
+
+static int opt_timeout(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	return parse_duration(o, v, &c->timeout_ms, e);
+}
+
+static int opt_kill_grace(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	return parse_duration(o, v, &c->kill_grace_ms, e);
+}
+
+static int opt_output_limit(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	c->output_limited = true;
+	return parse_size(o, v, &c->output_limit, e);
+}
+
+static int opt_tty(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	(void)v;
+	(void)e;
+	c->tty = !strcmp(o, "tty") ? KJ_TTY_ON : KJ_TTY_OFF;
+	return 0;
+}
+
+static int opt_quiet(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	(void)o;
+	(void)v;
+	(void)e;
+	c->quiet = true;
+	return 0;
+}
+
+static int add_env(const char **list, size_t *n, const char *o, const char *v, struct kj_err *e)
+{
+	if (*n == KJ_MAX_ENV)
+		return kj_fail(e, "option", 0, NULL, "--%s: at most %d", o, KJ_MAX_ENV);
+	list[(*n)++] = v;
+	return 0;
+}
+
+static int opt_setenv(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	const char *eq = strchr(v, '=');
+
+	if (!eq)
+		return kj_fail(e, "option", 0, "use --setenv NAME=VALUE", "--%s: '%s' has no '='", o, v);
+	if (check_env_name(o, v, (size_t)(eq - v), e))
+		return -EINVAL;
+	return add_env(c->setenv, &c->nsetenv, o, v, e);
+}
+
+static int opt_env(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	if (check_env_name(o, v, strlen(v), e))
+		return -EINVAL;
+	return add_env(c->passenv, &c->npassenv, o, v, e);
+}
+
+static int opt_allow_secret(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	if (check_env_name(o, v, strlen(v), e))
+		return -EINVAL;
+	return add_env(c->allow_secret, &c->nallow_secret, o, v, e);
+}
+
+static const struct option_def options[] = {
+	{"workspace", true, opt_workspace, "DIR[:DEST]", "bind DIR read-write (default: the current directory) and start there"},
+	{"root", true, opt_root, "DIR", "use DIR as the read-only root instead of the host's /"},
+	{"ro", true, opt_ro, "SRC[:DEST]", "bind SRC read-only at DEST (repeatable)"},
+	{"rw", true, opt_rw, "SRC[:DEST]", "bind SRC read-write at DEST (repeatable)"},
+	{"mask", true, opt_mask, "PATH", "hide PATH (empty directory or /dev/null) (repeatable)"},
+	{"tmp-size", true, opt_tmp_size, "SIZE", "size of the private /tmp (default 64M)"},
+	{"net", true, opt_net, "none|host", "network: none (loopback only, default) or host"},
+	{"user", true, opt_user, "UID[:GID]", "run COMMAND as this host user (root only)"},
+	{"timeout", true, opt_timeout, "DURATION", "kill the sandbox after DURATION; exit 124"},
+	{"kill-grace", true, opt_kill_grace, "DURATION", "time between SIGTERM and SIGKILL (default 5s)"},
+	{"output-limit", true, opt_output_limit, "BYTES", "cap stdout and stderr at BYTES each"},
+	{"tty", false, opt_tty, NULL, "give COMMAND a pseudo-terminal even if stdin is not one"},
+	{"no-tty", false, opt_tty, NULL, "never give COMMAND a pseudo-terminal"},
+	{"setenv", true, opt_setenv, "NAME=VALUE", "set a variable inside (repeatable)"},
+	{"env", true, opt_env, "NAME", "pass the caller's NAME through (repeatable)"},
+	{"allow-secret-env", true, opt_allow_secret, "NAME", "let --env pass a secret-looking NAME"},
+	{"quiet", false, opt_quiet, NULL, "no notes from kjail, only errors"},
+	{NULL, false, NULL, NULL, NULL},
+};
+
+static const struct option_def *find_option(const char *name, size_t len)
+{
+	for (const struct option_def *o = options; o->name; o++)
+		if (strlen(o->name) == len && !strncmp(o->name, name, len))
+			return o;
+	return NULL;
+}
+
+int cli_apply_option(struct kj_config *cfg, const char *name, const char *value,
+		     struct kj_err *err)
+{
+	const struct option_def *o = find_option(name, strlen(name));
+
+	if (!o)
+		return kj_fail(err, "option", 0, "see kjail exec --help", "unknown option --%s", name);
+	if (o->takes_value && !value)
+		return kj_fail(err, "option", 0, "see kjail exec --help", "--%s needs a value (%s)", name, o->arg);
+	if (!o->takes_value && value)
+		return kj_fail(err, "option", 0, "see kjail exec --help", "--%s takes no value", name);
+	return o->apply(cfg, o->name, value, err);
+}
+
+int cli_parse_exec(int argc, char **argv, struct kj_config *cfg, struct kj_err *err)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i], *eq;
+		const struct option_def *o;
+		size_t len;
+		int rc;
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return 1;
+		if (a[0] != '-')
+			break;
+		if (a[1] != '-')
+			return kj_fail(err, "option", 0, "see kjail exec --help", "unknown option %s", a);
+		eq = strchr(a + 2, '=');
+		len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		o = find_option(a + 2, len);
+		if (!o)
+			return kj_fail(err, "option", 0, "see kjail exec --help", "unknown option %.*s", (int)len + 2, a);
+		if (o->takes_value && !eq) {
+			if (i + 1 >= argc)
+				return kj_fail(err, "option", 0, "see kjail exec --help", "--%s needs a value (%s)", o->name, o->arg);
+			rc = o->apply(cfg, o->name, argv[++i], err);
+		} else if (!o->takes_value && eq) {
+			return kj_fail(err, "option", 0, "see kjail exec --help", "--%s takes no value", o->name);
+		} else {
+			rc = o->apply(cfg, o->name, eq ? eq + 1 : NULL, err);
+		}
+		if (rc)
+			return rc;
+	}
+	if (i >= argc)
+		return kj_fail(err, "option", 0, "usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]",
+			       "no COMMAND given");
+	cfg->argv = argv + i;
+	return 0;
+}
+
+void cli_usage(FILE *out)
+{
+	fprintf(out, "usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]\n\n"
+		     "Run COMMAND in a fresh sandbox and return its exit status.\n\noptions:\n");
+	for (const struct option_def *o = options; o->name; o++) {
+		char left[64];
+		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(out, "  %-30s %s\n", left, o->help);
+	}
+	fprintf(out, "\nexit status: COMMAND's own; 128+N if it died of signal N; 124 timeout;\n"
+		     "125 kjail failed (bad option, setup failure); 126 not executable; 127 not found\n");
+}

@@ -1,0 +1,78 @@
+/* The one configuration record of a run.
+ *
+ * Flags (and later profile lines, settings and env) go through one parser
+ * (cli.c) and one validator (validate.c) into this struct; after
+ * config_finish() it is read-only. Modules take the part they need.
+ */
+#ifndef KJAIL_CONFIG_H
+#define KJAIL_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "runtime/error.h"
+
+#define KJ_MAX_BINDS 32
+#define KJ_MAX_MASKS 64
+#define KJ_MAX_ENV 64
+
+enum kj_net_mode { KJ_NET_NONE, KJ_NET_HOST };
+enum kj_tty_mode { KJ_TTY_AUTO, KJ_TTY_ON, KJ_TTY_OFF };
+
+/* A host path bound into the sandbox. src is canonical; (dev, ino) is the
+ * identity it had when validated, checked again when it is mounted so a
+ * path swapped in between is refused. */
+struct kj_bind {
+	char *src;
+	char *dest;
+	bool writable;
+	bool is_dir;
+	dev_t dev;
+	ino_t ino;
+};
+
+struct kj_config {
+	char **argv; /* COMMAND ARG... (points into the caller's argv) */
+
+	const char *root; /* canonical rootfs directory, "/" by default */
+	struct kj_bind workspace;
+	struct kj_bind binds[KJ_MAX_BINDS];
+	size_t nbinds;
+	const char *masks[KJ_MAX_MASKS]; /* --mask, absolute */
+	size_t nmasks;
+	uint64_t tmp_size;
+
+	enum kj_net_mode net;
+
+	uid_t caller_uid, uid; /* uid: who COMMAND runs as (caller unless --user) */
+	gid_t caller_gid, gid;
+	bool user_set;
+
+	uint64_t timeout_ms; /* 0: none */
+	uint64_t kill_grace_ms;
+	uint64_t output_limit; /* 0: none */
+	bool output_limited;
+	enum kj_tty_mode tty;
+	bool quiet;
+
+	const char *setenv[KJ_MAX_ENV]; /* "NAME=VALUE" */
+	size_t nsetenv;
+	const char *passenv[KJ_MAX_ENV]; /* --env NAME */
+	size_t npassenv;
+	const char *allow_secret[KJ_MAX_ENV]; /* --allow-secret-env NAME */
+	size_t nallow_secret;
+
+	/* Filled by config_finish(). */
+	const char *home;	/* caller's home, for credential masks */
+	const char *target_home; /* --user's home when it differs */
+	const char *seccomp_text, *seccomp_source;
+};
+
+void config_init(struct kj_config *cfg);
+
+/* Resolve and check everything that needs the file system or the user
+ * database: paths canonical and existing, binds allowed, homes found. */
+int config_finish(struct kj_config *cfg, struct kj_err *err);
+
+#endif

@@ -1,0 +1,131 @@
+/* The caller's environment is where API keys and tokens live; an agent's
+ * untrusted command must not inherit them. Only names on the allow-list
+ * pass, never one that looks like a secret, unless named explicitly. */
+#include "runtime/env.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+static const char *const allowed[] = {
+	"PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM", "TZ", "COLORTERM", "NO_COLOR", NULL,
+};
+
+static const char *const secret_parts[] = {
+	"SECRET", "PASSWORD", "PASSWD", "TOKEN", "CREDENTIAL", "APIKEY", "API_KEY",
+	"PRIVATE_KEY", "COOKIE", NULL,
+};
+static const char *const secret_suffixes[] = {"_KEY", "_PASS", "_PWD", "_PAT", NULL};
+static const char *const secret_prefixes[] = {
+	"AWS_", "GH_", "GITHUB_", "SSH_", "GPG_", "VAULT_", "AZURE_", "GOOGLE_APPLICATION_",
+	"DOCKER_AUTH", "KUBECONFIG", "NPM_TOKEN", NULL,
+};
+
+bool env_is_secret(const char *name, size_t len)
+{
+	char up[256];
+
+	if (len >= sizeof(up))
+		return true; /* absurdly long names are not worth the risk */
+	for (size_t i = 0; i < len; i++)
+		up[i] = (char)toupper((unsigned char)name[i]);
+	up[len] = '\0';
+	for (int i = 0; secret_parts[i]; i++)
+		if (strstr(up, secret_parts[i]))
+			return true;
+	for (int i = 0; secret_suffixes[i]; i++) {
+		size_t sl = strlen(secret_suffixes[i]);
+		if (len >= sl && !strcmp(up + len - sl, secret_suffixes[i]))
+			return true;
+	}
+	for (int i = 0; secret_prefixes[i]; i++)
+		if (!strncmp(up, secret_prefixes[i], strlen(secret_prefixes[i])))
+			return true;
+	return false;
+}
+
+static bool in_list(const char *const *list, size_t n, const char *name, size_t len)
+{
+	for (size_t i = 0; i < n && list[i]; i++)
+		if (strlen(list[i]) == len && !strncmp(list[i], name, len))
+			return true;
+	return false;
+}
+
+static bool allowed_name(const char *name, size_t len)
+{
+	return in_list(allowed, SIZE_MAX, name, len) || (len > 3 && !strncmp(name, "LC_", 3));
+}
+
+/* Replace or append NAME=VALUE (entry) in env. */
+static void env_put(char **env, size_t *n, const char *entry)
+{
+	size_t len = strcspn(entry, "=");
+
+	for (size_t i = 0; i < *n; i++)
+		if (!strncmp(env[i], entry, len) && env[i][len] == '=') {
+			env[i] = (char *)entry;
+			return;
+		}
+	env[(*n)++] = (char *)entry;
+}
+
+static char *env_fmt(const char *name, const char *value)
+{
+	char *s;
+	return asprintf(&s, "%s=%s", name, value) < 0 ? NULL : s;
+}
+
+int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
+{
+	size_t cap = 32 + cfg->nsetenv + cfg->npassenv, n = 0;
+	char **env;
+
+	for (char **e = environ; *e; e++)
+		cap++;
+	env = calloc(cap, sizeof(*env));
+	if (!env)
+		return kj_fail(err, "env", ENOMEM, NULL, "build the environment");
+	for (char **e = environ; *e; e++) {
+		size_t len = strcspn(*e, "=");
+		if (!(*e)[len])
+			continue;
+		if (allowed_name(*e, len) && !env_is_secret(*e, len))
+			env_put(env, &n, *e);
+		else if (in_list(cfg->passenv, cfg->npassenv, *e, len)) {
+			if (env_is_secret(*e, len) &&
+			    !in_list(cfg->allow_secret, cfg->nallow_secret, *e, len))
+				return kj_fail(err, "env", 0, "add --allow-secret-env NAME if it must pass",
+					       "--env %.*s: the name looks like a secret", (int)len, *e);
+			env_put(env, &n, *e);
+		}
+	}
+	if (!getenv("PATH"))
+		env_put(env, &n, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	if (cfg->user_set) {
+		struct passwd *pw = getpwuid(cfg->uid);
+		char *h = env_fmt("HOME", pw ? pw->pw_dir : "/");
+		char *u = pw ? env_fmt("USER", pw->pw_name) : NULL;
+		char *l = pw ? env_fmt("LOGNAME", pw->pw_name) : NULL;
+		if (!h || (pw && (!u || !l)))
+			return kj_fail(err, "env", ENOMEM, NULL, "build the environment");
+		env_put(env, &n, h);
+		if (u) {
+			env_put(env, &n, u);
+			env_put(env, &n, l);
+		}
+	}
+	env_put(env, &n, "TMPDIR=/tmp");
+	env_put(env, &n, "TMP=/tmp");
+	env_put(env, &n, "TEMP=/tmp");
+	for (size_t i = 0; i < cfg->nsetenv; i++)
+		env_put(env, &n, cfg->setenv[i]);
+	env[n] = NULL;
+	*envp = env;
+	return 0;
+}

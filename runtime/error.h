@@ -1,0 +1,38 @@
+/* One error idiom for all of kjail.
+ *
+ * A function that can fail returns 0 or a negative errno and fills a
+ * struct kj_err. The user sees exactly one line:
+ *     kjail: <part>: <what failed>: <errno text> (<what to do>)
+ * The setup child inside the namespaces sends the same record to the
+ * parent over a socket, so failures there are reported just as cleanly.
+ */
+#ifndef KJAIL_ERROR_H
+#define KJAIL_ERROR_H
+
+#include <stdarg.h>
+
+#define KJ_EXIT_SETUP 125 /* kjail itself failed: bad option, setup failure */
+#define KJ_EXIT_TIMEOUT 124
+#define KJ_EXIT_NOEXEC 126
+#define KJ_EXIT_NOTFOUND 127
+
+struct kj_err {
+	int exit_code; /* what kjail exits with: 125 unless set otherwise */
+	char part[24]; /* "mount", "net", "seccomp", "option" ... */
+	char msg[488]; /* "<what failed>: <errno text> (<fix>)" */
+};
+
+/* Fill err and return -errnum (or -EINVAL when errnum is 0).
+ * errnum 0 leaves out the errno text; fix may be NULL. */
+int kj_fail(struct kj_err *err, const char *part, int errnum, const char *fix,
+	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix,
+	     const char *fmt, va_list ap);
+
+/* Print the record as one line on stderr. */
+void kj_err_print(const struct kj_err *err);
+
+/* Print "kjail: <fmt>" as one line on stderr (notes and warnings). */
+void kj_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,165 @@
+/* The parent's half of a run: prepare everything that can be prepared
+ * outside, clone the sandbox's init into its new namespaces, give it its
+ * uid/gid maps, and report its setup errors as cleanly as our own. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime/channel.h"
+#include "runtime/env.h"
+#include "runtime/sandbox.h"
+
+struct clone3_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
+		set_tid, set_tid_size, cgroup;
+};
+
+static pid_t clone_sandbox(const struct kj_config *cfg, int *pidfd)
+{
+	struct clone3_args args = {
+		.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+			 CLONE_NEWCGROUP | CLONE_PIDFD | (cfg->net == KJ_NET_NONE ? CLONE_NEWNET : 0),
+		.pidfd = (uint64_t)(uintptr_t)pidfd,
+		.exit_signal = SIGCHLD,
+	};
+	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+}
+
+static int write_file(pid_t pid, const char *name, const char *text)
+{
+	char path[64];
+	int fd, rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* Root keeps its identity (uid 0 inside is host uid 0, with no
+ * capabilities); anyone else is mapped 1:1 as themselves, which is all an
+ * unprivileged user namespace allows. */
+static int write_id_maps(pid_t pid, const struct kj_config *cfg, struct kj_err *err)
+{
+	char uid_map[64], gid_map[64];
+	int rc;
+
+	if (cfg->caller_uid == 0) {
+		snprintf(uid_map, sizeof(uid_map), "0 0 4294967295\n");
+		snprintf(gid_map, sizeof(gid_map), "0 0 4294967295\n");
+	} else {
+		snprintf(uid_map, sizeof(uid_map), "%u %u 1\n", (unsigned)cfg->caller_uid,
+			 (unsigned)cfg->caller_uid);
+		snprintf(gid_map, sizeof(gid_map), "%u %u 1\n", (unsigned)cfg->caller_gid,
+			 (unsigned)cfg->caller_gid);
+		/* Required before an unprivileged gid_map; it also stops the
+		 * sandbox from dropping a group that denies it access. */
+		if ((rc = write_file(pid, "setgroups", "deny")))
+			return kj_fail(err, "userns", -rc, NULL, "write setgroups");
+	}
+	if ((rc = write_file(pid, "uid_map", uid_map)))
+		return kj_fail(err, "userns", -rc, NULL, "write uid_map");
+	if ((rc = write_file(pid, "gid_map", gid_map)))
+		return kj_fail(err, "userns", -rc, NULL, "write gid_map");
+	return 0;
+}
+
+static int clone_error(int e, struct kj_err *err)
+{
+	const char *fix = "check that the kernel allows unprivileged user namespaces "
+			  "(sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, "
+			  "or AppArmor's kernel.apparmor_restrict_unprivileged_userns=0); see kjail doctor";
+	if (e == ENOSYS)
+		fix = "kjail needs Linux 5.12 or later";
+	return kj_fail(err, "namespaces", e, fix, "create the sandbox's namespaces");
+}
+
+/* Kill and reap a sandbox whose setup failed. */
+static void abandon(struct sandbox *sb)
+{
+	siginfo_t si;
+
+	(void)syscall(SYS_pidfd_send_signal, sb->pidfd, SIGKILL, NULL, 0);
+	(void)waitid(P_PIDFD, (id_t)sb->pidfd, &si, WEXITED);
+}
+
+/* Read the setup child's messages until COMMAND is executed (end of file). */
+static int await_setup(struct sandbox *sb, struct kj_err *err)
+{
+	struct kj_err child_err;
+	int fd = -1;
+
+	for (;;) {
+		int t = channel_recv(sb->chan[0], &child_err, &fd);
+		if (t == 0)
+			return 0;
+		if (t < 0)
+			return kj_fail(err, "launch", -t, NULL, "read from the sandbox");
+		if (t == CHANNEL_PTY) {
+			if (stdio_attach_pty(&sb->io, fd, err))
+				return -EINVAL;
+			continue;
+		}
+		if (child_err.exit_code != KJ_EXIT_SETUP) {
+			/* COMMAND not found / not executable: say so, and let the
+			 * sandbox end with 126 or 127 like a shell would. */
+			kj_err_print(&child_err);
+			continue;
+		}
+		*err = child_err;
+		return -EINVAL;
+	}
+}
+
+int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
+{
+	struct sandbox sb = {.cfg = cfg, .chan = {-1, -1}, .ctl = {-1, -1}, .pidfd = -1};
+	int rc;
+
+	if (env_build(cfg, &sb.envp, err) ||
+	    kj_seccomp_compile(cfg->seccomp_text, cfg->seccomp_source, &sb.seccomp, err) ||
+	    stdio_plan_make(cfg, &sb.io, err))
+		return KJ_EXIT_SETUP;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb.chan) < 0 ||
+	    pipe2(sb.ctl, O_CLOEXEC) < 0) {
+		kj_fail(err, "launch", errno, NULL, "create the setup channel");
+		return KJ_EXIT_SETUP;
+	}
+	sb.pid = clone_sandbox(cfg, &sb.pidfd);
+	if (sb.pid < 0) {
+		clone_error(errno, err);
+		return KJ_EXIT_SETUP;
+	}
+	if (sb.pid == 0)
+		sandbox_child(&sb);
+
+	close(sb.chan[1]);
+	close(sb.ctl[0]);
+	stdio_parent_close_child_ends(&sb.io);
+	if (write_id_maps(sb.pid, cfg, err) || write(sb.chan[0], "g", 1) != 1 ||
+	    await_setup(&sb, err)) {
+		stdio_restore(&sb.io);
+		abandon(&sb);
+		if (!err->part[0])
+			kj_fail(err, "launch", errno, NULL, "start the sandbox");
+		return KJ_EXIT_SETUP;
+	}
+	close(sb.chan[0]);
+	kj_seccomp_free(sb.seccomp);
+	rc = supervise(&sb);
+	stdio_restore(&sb.io);
+	relay_report(&sb.io);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* One run of a sandbox: the parent's view and the child's recipe. */
+#ifndef KJAIL_SANDBOX_H
+#define KJAIL_SANDBOX_H
+
+#include <sys/types.h>
+
+#include "runtime/config.h"
+#include "runtime/error.h"
+#include "runtime/seccomp.h"
+#include "runtime/stdio.h"
+
+/* Commands from the parent to the sandbox's init (pid 1), two bytes each. */
+#define INIT_TO_COMMAND 'C' /* forward signal to COMMAND's process group */
+#define INIT_TO_ALL 'A'	    /* send signal to every process in the sandbox */
+
+struct sandbox {
+	const struct kj_config *cfg;
+	char **envp;
+	struct kj_seccomp_prog *seccomp;
+	struct stdio_plan io;
+	int chan[2]; /* socketpair: [0] parent, [1] setup child */
+	int ctl[2];  /* pipe parent -> init: [0] init reads, [1] parent writes */
+	pid_t pid;   /* the sandbox's init, as the parent sees it */
+	int pidfd;
+};
+
+/* Parent: everything from preparing to the exit status. */
+int sandbox_run(const struct kj_config *cfg, struct kj_err *err);
+
+/* Child: build the sandbox, start COMMAND, become its init. Never returns. */
+__attribute__((noreturn)) void sandbox_child(struct sandbox *sb);
+
+/* Init (pid 1): reap, forward, exit with COMMAND's status. Never returns. */
+__attribute__((noreturn)) void init_run(int ctl, pid_t command);
+
+/* Parent: relay, time out, forward signals; returns the exit status. */
+int supervise(struct sandbox *sb);
+
+#endif

@@ -1,0 +1,57 @@
+/* Where COMMAND's stdin, stdout and stderr go.
+ *
+ * No terminal of the caller ever reaches the sandbox: a terminal fd is
+ * replaced by the sandbox's own pseudo-terminal (pty mode: stdin is a
+ * terminal, or --tty) or by a pipe kjail relays (--no-tty). stdout and
+ * stderr go through a capped relay with --output-limit; everything else
+ * is passed straight through, with no copy.
+ */
+#ifndef KJAIL_STDIO_H
+#define KJAIL_STDIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <termios.h>
+
+#include "runtime/config.h"
+#include "runtime/error.h"
+
+struct relay {
+	int from, to;	  /* parent-side fds */
+	const char *name; /* "stdout", "stderr"; NULL for input */
+	bool capped, open, to_pty;
+	uint64_t limit, passed, dropped;
+};
+
+struct stdio_plan {
+	bool pty;
+	int child_fd[3];   /* what the command gets as 0, 1, 2; -1: the pty */
+	int child_only[3]; /* fds only the child needs (closed in the parent) */
+	struct relay relays[3];
+	int nrelays;
+	int master;	   /* pty master in the parent, or -1 */
+	int term_fd;	   /* the caller's terminal (for raw mode and size) */
+	bool raw;
+	struct termios saved;
+	bool limited;	   /* --output-limit, for the pty's relay too */
+	uint64_t limit;
+};
+
+int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct kj_err *err);
+/* Parent, after clone: close the child's ends. */
+void stdio_parent_close_child_ends(struct stdio_plan *io);
+/* Parent: the sandbox's pty master arrived; wire the relays, raw mode. */
+int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err);
+/* Parent: copy the caller's window size to the sandbox's terminal. */
+void stdio_resize(struct stdio_plan *io);
+/* Parent: give the caller's terminal back as it was. */
+void stdio_restore(struct stdio_plan *io);
+/* Command child: install 0, 1, 2 (slave is the pty, or -1). */
+int stdio_child_install(const struct stdio_plan *io, int slave);
+
+/* Move data once along r; returns false when r reached end of file. */
+bool relay_pump(struct relay *r);
+/* "kjail: stdout truncated after N bytes (M bytes dropped)" lines. */
+void relay_report(const struct stdio_plan *io);
+
+#endif

@@ -1,0 +1,122 @@
+/* The parent while COMMAND runs: relay output (capped), forward signals,
+ * enforce the timeout, and turn the sandbox's end into an exit status. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/sandbox.h"
+#include "runtime/validate.h"
+
+enum { P_CHILD, P_SIGNAL, P_TIMER, P_RELAY };
+
+static void arm(int tfd, uint64_t ms)
+{
+	struct itimerspec its = {.it_value = {.tv_sec = (time_t)(ms / 1000),
+					      .tv_nsec = (long)(ms % 1000) * 1000000L}};
+	if (ms == 0)
+		its.it_value.tv_nsec = 1;
+	(void)timerfd_settime(tfd, 0, &its, NULL);
+}
+
+static void tell_init(struct sandbox *sb, char target, int sig)
+{
+	unsigned char msg[2] = {(unsigned char)target, (unsigned char)sig};
+	(void)!write(sb->ctl[1], msg, sizeof(msg));
+}
+
+int supervise(struct sandbox *sb)
+{
+	const struct kj_config *cfg = sb->cfg;
+	struct pollfd pfd[P_RELAY + 3];
+	sigset_t set;
+	siginfo_t si = {0};
+	bool exited = false, timed_out = false, killing = false;
+	int sfd, tfd = -1, rc;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGWINCH);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN); /* a closed reader must not kill kjail */
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (cfg->timeout_ms) {
+		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		arm(tfd, cfg->timeout_ms);
+	}
+	pfd[P_CHILD] = (struct pollfd){.fd = sb->pidfd, .events = POLLIN};
+	pfd[P_SIGNAL] = (struct pollfd){.fd = sfd, .events = POLLIN};
+	pfd[P_TIMER] = (struct pollfd){.fd = tfd, .events = POLLIN};
+
+	for (;;) {
+		bool relays_open = false;
+
+		for (int i = 0; i < sb->io.nrelays; i++) {
+			struct relay *r = &sb->io.relays[i];
+			/* Output relays run until end of file even after the
+			 * sandbox ended, so its last bytes are not lost. */
+			bool want = r->open && (r->name || !exited);
+			pfd[P_RELAY + i] = (struct pollfd){.fd = want ? r->from : -1, .events = POLLIN};
+			relays_open |= want && r->name;
+		}
+		if (exited && !relays_open)
+			break;
+		if (poll(pfd, (nfds_t)(P_RELAY + sb->io.nrelays), -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (!exited && pfd[P_CHILD].revents) {
+			if (waitid(P_PIDFD, (id_t)sb->pidfd, &si, WEXITED) == 0)
+				exited = true;
+			pfd[P_CHILD].fd = -1;
+		}
+		if (pfd[P_SIGNAL].revents) {
+			struct signalfd_siginfo ssi;
+			if (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi) && !exited) {
+				if (ssi.ssi_signo == SIGWINCH)
+					stdio_resize(&sb->io);
+				else
+					tell_init(sb, INIT_TO_COMMAND, (int)ssi.ssi_signo);
+			}
+		}
+		if (tfd >= 0 && pfd[P_TIMER].revents) {
+			uint64_t ticks;
+			(void)!read(tfd, &ticks, sizeof(ticks));
+			if (!exited && !killing) {
+				/* Phase 1: every process in the sandbox gets SIGTERM. */
+				timed_out = killing = true;
+				tell_init(sb, INIT_TO_ALL, SIGTERM);
+				arm(tfd, cfg->kill_grace_ms);
+			} else if (!exited) {
+				/* Phase 2: SIGKILL to init takes the pid namespace
+				 * down, daemonized grandchildren included. */
+				(void)syscall(SYS_pidfd_send_signal, sb->pidfd, SIGKILL, NULL, 0);
+			}
+		}
+		for (int i = 0; i < sb->io.nrelays; i++)
+			if (pfd[P_RELAY + i].fd >= 0 && pfd[P_RELAY + i].revents)
+				relay_pump(&sb->io.relays[i]);
+	}
+	close(sfd);
+	if (tfd >= 0)
+		close(tfd);
+	if (timed_out) {
+		char d[32];
+		format_duration(cfg->timeout_ms, d, sizeof(d));
+		stdio_restore(&sb->io);
+		kj_note("timed out after %s and was killed", d);
+		return KJ_EXIT_TIMEOUT;
+	}
+	rc = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
+	return rc;
+}

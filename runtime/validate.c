@@ -1,0 +1,196 @@
+#include "runtime/validate.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Digits only, no sign, no blanks: strtoull alone would take " -1". */
+static int parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -EINVAL;
+		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int parse_size(const char *opt, const char *s, uint64_t *out, struct kj_err *err)
+{
+	static const char units[] = "kmgt";
+	size_t n = strspn(s, "0123456789");
+	const char *suffix = s + n;
+	uint64_t v, mul = 1;
+
+	if (parse_u64(s, n, &v) == 0) {
+		if (*suffix) {
+			const char *u = strchr(units, tolower((unsigned char)*suffix));
+			if (!u)
+				goto bad;
+			for (const char *p = units; p <= u; p++)
+				mul <<= 10;
+			suffix++;
+			if (strcasecmp(suffix, "") && strcasecmp(suffix, "b") &&
+			    strcasecmp(suffix, "ib"))
+				goto bad;
+		}
+		if (v > UINT64_MAX / mul)
+			return kj_fail(err, "option", ERANGE, NULL, "--%s %s", opt, s);
+		*out = v * mul;
+		return 0;
+	}
+bad:
+	return kj_fail(err, "option", 0,
+		       "a size is a number of bytes with an optional K, M, G or T suffix: 200000, 64M, 1G",
+		       "--%s: invalid size '%s'", opt, s);
+}
+
+int parse_duration(const char *opt, const char *s, uint64_t *ms, struct kj_err *err)
+{
+	size_t whole = strspn(s, "0123456789"), frac = 0;
+	const char *p = s + whole, *fp = NULL;
+	uint64_t w, f = 0, mul;
+
+	if (*p == '.') {
+		fp = p + 1;
+		frac = strspn(fp, "0123456789");
+		if (frac == 0 || frac > 3)
+			goto bad;
+		p = fp + frac;
+	}
+	if (parse_u64(s, whole, &w))
+		goto bad;
+	if (!strcmp(p, "ms"))
+		mul = 1;
+	else if (!strcmp(p, "s") || !*p)
+		mul = 1000;
+	else if (!strcmp(p, "m"))
+		mul = 60 * 1000;
+	else if (!strcmp(p, "h"))
+		mul = 3600 * 1000;
+	else
+		goto bad;
+	if (fp) {
+		(void)parse_u64(fp, frac, &f);
+		for (size_t i = frac; i < 3; i++)
+			f *= 10;
+		if (mul == 1)
+			goto bad; /* "1.5ms": below kjail's resolution */
+		f = f * mul / 1000;
+	}
+	if (w > (UINT64_MAX - f) / mul / 2)
+		return kj_fail(err, "option", ERANGE, NULL, "--%s %s", opt, s);
+	*ms = w * mul + f;
+	return 0;
+bad:
+	return kj_fail(err, "option", 0,
+		       "a duration is a number with an optional unit: 500ms, 30s, 1.5s, 2m, 1h; a bare number is seconds",
+		       "--%s: invalid duration '%s'", opt, s);
+}
+
+void format_duration(uint64_t ms, char *buf, size_t len)
+{
+	if (ms % 3600000 == 0)
+		snprintf(buf, len, "%lluh", (unsigned long long)(ms / 3600000));
+	else if (ms % 60000 == 0)
+		snprintf(buf, len, "%llum", (unsigned long long)(ms / 60000));
+	else if (ms % 1000 == 0)
+		snprintf(buf, len, "%llus", (unsigned long long)(ms / 1000));
+	else
+		snprintf(buf, len, "%llums", (unsigned long long)ms);
+}
+
+static int parse_id(const char *s, size_t len, uint32_t *out)
+{
+	uint64_t v;
+
+	/* (uid_t)-1 means "unchanged" to the kernel; never accept it. */
+	if (parse_u64(s, len, &v) || v >= UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int parse_user(const char *opt, const char *s, uid_t *uid, gid_t *gid, struct kj_err *err)
+{
+	const char *colon = strchr(s, ':');
+	size_t ulen = colon ? (size_t)(colon - s) : strlen(s);
+	char name[256];
+	uint32_t id;
+
+	if (ulen == 0 || ulen >= sizeof(name) || (colon && !colon[1]))
+		goto bad;
+	memcpy(name, s, ulen);
+	name[ulen] = '\0';
+	if (parse_id(name, ulen, &id) == 0) {
+		struct passwd *pw = getpwuid(id);
+		*uid = id;
+		*gid = pw ? pw->pw_gid : id;
+	} else {
+		struct passwd *pw = getpwnam(name);
+		if (!pw)
+			return kj_fail(err, "option", 0, "give a numeric uid or an existing user name",
+				       "--%s: no such user '%s'", opt, name);
+		*uid = pw->pw_uid;
+		*gid = pw->pw_gid;
+	}
+	if (colon) {
+		if (parse_id(colon + 1, strlen(colon + 1), &id) == 0) {
+			*gid = id;
+		} else {
+			struct group *gr = getgrnam(colon + 1);
+			if (!gr)
+				return kj_fail(err, "option", 0, "give a numeric gid or an existing group name",
+					       "--%s: no such group '%s'", opt, colon + 1);
+			*gid = gr->gr_gid;
+		}
+	}
+	return 0;
+bad:
+	return kj_fail(err, "option", 0, "use UID or UID:GID, e.g. --user 1000:1000",
+		       "--%s: invalid user '%s'", opt, s);
+}
+
+int parse_enum(const char *opt, const char *s, const char *const *names, struct kj_err *err)
+{
+	char valid[200] = "";
+	size_t n = 0;
+
+	for (int i = 0; names[i]; i++) {
+		if (!strcasecmp(s, names[i]))
+			return i;
+		n += (size_t)snprintf(valid + n, sizeof(valid) - n, "%s%s", i ? ", " : "", names[i]);
+		if (n >= sizeof(valid))
+			n = sizeof(valid) - 1;
+	}
+	{
+		char fix[240];
+		snprintf(fix, sizeof(fix), "valid values: %s", valid);
+		return kj_fail(err, "option", 0, fix, "--%s: invalid value '%s'", opt, s);
+	}
+}
+
+int check_env_name(const char *opt, const char *s, size_t len, struct kj_err *err)
+{
+	bool ok = len > 0 && (isalpha((unsigned char)s[0]) || s[0] == '_');
+
+	for (size_t i = 1; ok && i < len; i++)
+		ok = isalnum((unsigned char)s[i]) || s[i] == '_';
+	if (!ok)
+		return kj_fail(err, "option", 0, "a name is letters, digits and _, not starting with a digit",
+			       "--%s: invalid variable name '%.*s'", opt, (int)len, s);
+	return 0;
+}
