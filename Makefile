@@ -13,7 +13,10 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
             -D_GNU_SOURCE -fstack-protector-strong -D_FORTIFY_SOURCE=2 \
             -I. -I$(BUILD)/gen $(PKG_CFLAGS)
-LDLIBS   += $(PKG_LIBS)
+# The four libraries are linked statically (libc stays shared): no loader
+# work for them on every start (see make bench), and the VM harness only
+# has to copy libc.
+LDLIBS   += -Wl,-Bstatic $(PKG_LIBS) -Wl,-Bdynamic -lpthread -lm
 ifeq ($(SANITIZE),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -U_FORTIFY_SOURCE
 LDFLAGS  += -fsanitize=address,undefined

@@ -72,10 +72,8 @@ int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 		close(emptyfd);
 		return nullfd;
 	}
-	if (cfg->home)
-		rc = mask_home(rootfd, cfg->home, emptyfd, nullfd, err);
-	if (!rc && cfg->target_home)
-		rc = mask_home(rootfd, cfg->target_home, emptyfd, nullfd, err);
+	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
+		rc = mask_home(rootfd, cfg->homes[i], emptyfd, nullfd, err);
 	for (size_t i = 0; !rc && i < cfg->nmasks; i++)
 		rc = mask_one(rootfd, cfg->masks[i], emptyfd, nullfd, 1, err);
 	close(nullfd);

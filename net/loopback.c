@@ -28,16 +28,17 @@ int net_loopback_up(struct kj_err *err)
 		rc = nl_fail(err, "connect to rtnetlink", rc);
 		goto out;
 	}
-	rc = rtnl_link_get_kernel(sk, 0, "lo", &lo);
-	if (rc < 0) {
-		rc = nl_fail(err, "find lo", rc);
-		goto out;
-	}
+	/* In a new network namespace lo is always ifindex 1 (the kernel's
+	 * LOOPBACK_IFINDEX), so no dump of the link is needed: one
+	 * RTM_NEWLINK request, one ack. */
+	lo = rtnl_link_alloc();
 	change = rtnl_link_alloc();
-	if (!change) {
+	if (!lo || !change) {
 		rc = kj_fail(err, "net", 12, NULL, "bring up lo");
 		goto out;
 	}
+	rtnl_link_set_ifindex(lo, 1);
+	rtnl_link_set_name(lo, "lo");
 	rtnl_link_set_flags(change, IFF_UP);
 	rc = rtnl_link_change(sk, lo, change, 0);
 	if (rc < 0)

@@ -117,6 +117,7 @@ __attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave
 	 * is possible, so every earlier step had to be done already. */
 	if (kj_seccomp_load(sb->seccomp, &err))
 		child_die(sb, &err);
+	kj_trace("command: seccomp loaded, exec");
 	execvpe(cfg->argv[0], cfg->argv, sb->envp);
 	e = errno;
 	kj_fail(&err, "exec", e, NULL, "%s", cfg->argv[0]);
@@ -132,9 +133,18 @@ void sandbox_child(struct sandbox *sb)
 
 	close(sb->chan[0]);
 	close(sb->ctl[1]);
-	if (wait_for_parent(sb, &err) || set_hostname(&err) || rootfs_build(sb->cfg, &err) ||
-	    network(sb, &err) || open_pty(sb, &slave, &err) || caps_drop_all(sb->cfg, &err))
+	if (wait_for_parent(sb, &err))
 		child_die(sb, &err);
+	kj_trace("child: maps written");
+	if (set_hostname(&err) || rootfs_build(sb->cfg, &err))
+		child_die(sb, &err);
+	kj_trace("child: root filesystem built");
+	if (network(sb, &err))
+		child_die(sb, &err);
+	kj_trace("child: network up");
+	if (open_pty(sb, &slave, &err) || caps_drop_all(sb->cfg, &err))
+		child_die(sb, &err);
+	kj_trace("child: privileges dropped");
 	/* Not dumpable: nothing in the sandbox may ptrace its init or read
 	 * its memory and fds (the parent's channels). */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)

@@ -59,15 +59,36 @@ static int check_dest(const char *what, const char *dest, struct kj_err *err)
 	return 0;
 }
 
-static const char *home_of(uid_t uid)
+static void add_home(struct kj_config *cfg, const char *dir)
 {
-	struct passwd *pw = getpwuid(uid);
 	char *h;
 
-	if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/')
-		return NULL;
-	h = realpath(pw->pw_dir, NULL);
-	return h ? h : strdup(pw->pw_dir);
+	if (!dir || dir[0] != '/')
+		return;
+	h = realpath(dir, NULL);
+	if (!h && !(h = strdup(dir)))
+		return;
+	for (int i = 0; i < 3; i++) {
+		if (cfg->homes[i] && !strcmp(cfg->homes[i], h))
+			break;
+		if (!cfg->homes[i]) {
+			cfg->homes[i] = h;
+			return;
+		}
+	}
+	free(h);
+}
+
+static void find_homes(struct kj_config *cfg)
+{
+	struct passwd *pw = getpwuid(cfg->caller_uid);
+
+	add_home(cfg, pw ? pw->pw_dir : NULL);
+	add_home(cfg, getenv("HOME"));
+	if (cfg->user_set) {
+		pw = getpwuid(cfg->uid);
+		add_home(cfg, pw ? pw->pw_dir : NULL);
+	}
 }
 
 /* Would binding src expose a credential store, or is src inside one? */
@@ -114,9 +135,9 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 		return rc;
 	if (!strcmp(canon, "/"))
 		return kj_fail(err, what, 0, "bind a project directory instead", "cannot bind the whole host root /");
-	if ((rc = check_exposes_credentials(what, canon, cfg->home, err)) ||
-	    (rc = check_exposes_credentials(what, canon, cfg->target_home, err)))
-		return rc;
+	for (int i = 0; i < 3; i++)
+		if ((rc = check_exposes_credentials(what, canon, cfg->homes[i], err)))
+			return rc;
 	if (b->writable) {
 		for (int i = 0; never_writable[i]; i++)
 			if (path_covers(canon, never_writable[i]) || path_covers(never_writable[i], canon))
@@ -144,12 +165,7 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 			       "%s", cfg->root);
 	cfg->root = canon;
 
-	cfg->home = home_of(cfg->caller_uid);
-	if (cfg->user_set && cfg->uid != cfg->caller_uid) {
-		cfg->target_home = home_of(cfg->uid);
-		if (cfg->target_home && cfg->home && !strcmp(cfg->target_home, cfg->home))
-			cfg->target_home = NULL;
-	}
+	find_homes(cfg);
 
 	if (!cfg->workspace.src) {
 		cfg->workspace.src = getcwd(NULL, 0);

@@ -64,8 +64,9 @@ struct kj_config {
 	size_t nallow_secret;
 
 	/* Filled by config_finish(). */
-	const char *home;	/* caller's home, for credential masks */
-	const char *target_home; /* --user's home when it differs */
+	/* Homes whose credential stores are masked: the caller's from the
+	 * user database, $HOME when it differs, and --user's home. */
+	const char *homes[3];
 	const char *seccomp_text, *seccomp_source;
 };
 

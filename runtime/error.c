@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix,
@@ -58,4 +60,32 @@ void kj_note(const char *fmt, ...)
 	n = strlen(line);
 	line[n++] = '\n';
 	(void)!write(STDERR_FILENO, line, n);
+}
+
+static long long trace_t0 = -1;
+
+static long long now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+void kj_trace_init(void)
+{
+	const char *t = getenv("KJAIL_TRACE");
+	if (t && *t && strcmp(t, "0"))
+		trace_t0 = now_us();
+}
+
+void kj_trace(const char *step)
+{
+	char line[128];
+	int n;
+
+	if (trace_t0 < 0)
+		return;
+	n = snprintf(line, sizeof(line), "kjail: trace: %6lld us %s\n", now_us() - trace_t0, step);
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line, (size_t)n);
 }

@@ -35,4 +35,9 @@ void kj_err_print(const struct kj_err *err);
 /* Print "kjail: <fmt>" as one line on stderr (notes and warnings). */
 void kj_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* KJAIL_TRACE=1: print "kjail: trace: <us since start> <step>" to stderr,
+ * so every millisecond of start-up can be accounted for (make bench). */
+void kj_trace_init(void);
+void kj_trace(const char *step);
+
 #endif

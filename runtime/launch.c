@@ -128,9 +128,13 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 	struct sandbox sb = {.cfg = cfg, .chan = {-1, -1}, .ctl = {-1, -1}, .pidfd = -1};
 	int rc;
 
-	if (env_build(cfg, &sb.envp, err) ||
-	    kj_seccomp_compile(cfg->seccomp_text, cfg->seccomp_source, &sb.seccomp, err) ||
-	    stdio_plan_make(cfg, &sb.io, err))
+	if (env_build(cfg, &sb.envp, err))
+		return KJ_EXIT_SETUP;
+	kj_trace("environment built");
+	if (kj_seccomp_compile(cfg->seccomp_text, cfg->seccomp_source, &sb.seccomp, err))
+		return KJ_EXIT_SETUP;
+	kj_trace("seccomp compiled");
+	if (stdio_plan_make(cfg, &sb.io, err))
 		return KJ_EXIT_SETUP;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb.chan) < 0 ||
 	    pipe2(sb.ctl, O_CLOEXEC) < 0) {
@@ -144,6 +148,7 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 	}
 	if (sb.pid == 0)
 		sandbox_child(&sb);
+	kj_trace("cloned");
 
 	close(sb.chan[1]);
 	close(sb.ctl[0]);
@@ -156,9 +161,11 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 			kj_fail(err, "launch", errno, NULL, "start the sandbox");
 		return KJ_EXIT_SETUP;
 	}
+	kj_trace("command started");
 	close(sb.chan[0]);
 	kj_seccomp_free(sb.seccomp);
 	rc = supervise(&sb);
+	kj_trace("sandbox ended");
 	stdio_restore(&sb.io);
 	relay_report(&sb.io);
 	return rc;

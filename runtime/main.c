@@ -43,6 +43,7 @@ static int cmd_exec(int argc, char **argv)
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
 	}
+	kj_trace("options parsed");
 	rc = sandbox_run(&cfg, &err);
 	if (rc == KJ_EXIT_SETUP && err.part[0])
 		kj_err_print(&err);
@@ -58,6 +59,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	kj_trace_init();
 	sanitize_fds();
 	if (argc >= 2 && !strcmp(argv[1], "exec"))
 		return cmd_exec(argc - 2, argv + 2);

@@ -1,0 +1,534 @@
+/* Seccomp: parse a policy file, compile it with libseccomp, load the BPF.
+ * The policy format is described in seccomp.h. */
+#include "seccomp.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+#define LINE_MAX_LEN 512  /* longer lines are an error, not truncated */
+#define MAX_CONDS 8	  /* conditions on one line, before != expansion */
+#define MAX_EXPANDED 256  /* libseccomp rules one line may expand to */
+#define ARG_MAX_INDEX 5	  /* seccomp sees six syscall arguments */
+
+struct kj_seccomp_prog {
+	unsigned short len;	    /* instructions */
+	struct sock_filter insns[]; /* as exported by libseccomp */
+};
+
+struct named {
+	const char *name;
+	uint64_t value;
+};
+
+#define N(x) { #x, (uint64_t)(x) }
+
+static const struct named errno_names[] = {
+	N(EPERM), N(EACCES), N(ENOSYS), N(EINVAL), N(ENOENT), N(EIO),
+	N(ENOTTY), N(EROFS), N(ENODEV), N(EAFNOSUPPORT), N(EPROTONOSUPPORT),
+	N(EOPNOTSUPP), { NULL, 0 },
+};
+
+static const struct named constants[] = {
+	N(CLONE_NEWNS), N(CLONE_NEWCGROUP), N(CLONE_NEWUTS), N(CLONE_NEWIPC),
+	N(CLONE_NEWUSER), N(CLONE_NEWPID), N(CLONE_NEWNET), N(CLONE_NEWTIME),
+	N(TIOCSTI), N(TIOCLINUX),
+	N(AF_UNIX), N(AF_INET), N(AF_INET6), N(AF_NETLINK), N(AF_PACKET),
+	N(AF_KEY), N(AF_ALG), N(AF_VSOCK), N(AF_BLUETOOTH),
+	N(PER_LINUX), N(PER_LINUX32), N(ADDR_NO_RANDOMIZE),
+	N(READ_IMPLIES_EXEC), N(MMAP_PAGE_ZERO), { NULL, 0 },
+};
+
+/* Syscalls newer than the libseccomp we may be built against (2.5.4
+ * does not know them). Native numbers; libseccomp's own name wins. */
+static const struct named late_syscalls[] = {
+#if defined(__x86_64__)
+	{ "open_tree_attr", 467 }, /* Linux 6.15 */
+#endif
+	{ NULL, 0 },
+};
+
+struct policy {
+	const char *source;
+	unsigned int line;
+	scmp_filter_ctx ctx; /* NULL until @default */
+	uint32_t def_action;
+	struct kj_err *err;
+};
+
+static int bad(struct policy *p, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "<source>:<line>: <what>" with part "seccomp": exit 125. */
+static int bad(struct policy *p, const char *fix, const char *fmt, ...)
+{
+	char what[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return kj_fail(p->err, "seccomp", 0, fix, "%s:%u: %s", p->source,
+		       p->line, what);
+}
+
+static const struct named *lookup(const struct named *t, const char *name)
+{
+	for (; t->name; t++)
+		if (strcmp(t->name, name) == 0)
+			return t;
+	return NULL;
+}
+
+/* Decimal or 0x hex, all of the string, no sign, no overflow. */
+static int parse_number(const char *s, uint64_t *v)
+{
+	int base = 10;
+	const char *digits = "0123456789";
+	char *end;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		base = 16;
+		digits = "0123456789abcdefABCDEF";
+	}
+	if (!*s || s[strspn(s, digits)] != '\0')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return errno || *end ? -1 : 0;
+}
+
+static int parse_value(struct policy *p, const char *s, uint64_t *v)
+{
+	const struct named *c = lookup(constants, s);
+
+	if (c) {
+		*v = c->value;
+		return 0;
+	}
+	if (parse_number(s, v) == 0)
+		return 0;
+	return bad(p, "use decimal, 0x hex or a known constant such as CLONE_NEWUSER, TIOCSTI, AF_INET, PER_LINUX",
+		   "unknown value '%s'", s);
+}
+
+static int parse_action(struct policy *p, const char *s, uint32_t *act)
+{
+	const struct named *e;
+	uint64_t n;
+
+	if (strcmp(s, "allow") == 0) {
+		*act = SCMP_ACT_ALLOW;
+		return 0;
+	}
+	if (strcmp(s, "kill") == 0) {
+		/* Whole process: a killed thread would leave the rest running. */
+		*act = SCMP_ACT_KILL_PROCESS;
+		return 0;
+	}
+	if (strncmp(s, "errno:", 6) == 0) {
+		if ((e = lookup(errno_names, s + 6)))
+			n = e->value;
+		else if (parse_number(s + 6, &n) < 0)
+			return bad(p, "use a name such as EPERM or ENOSYS, or a number",
+				   "unknown errno '%s'", s + 6);
+		/* errno 0 would fake success; above 4095 is not an errno. */
+		if (n < 1 || n > 4095)
+			return bad(p, "use an errno between 1 and 4095",
+				   "errno %llu out of range", (unsigned long long)n);
+		*act = SCMP_ACT_ERRNO((uint32_t)n);
+		return 0;
+	}
+	return bad(p, "use allow, kill or errno:NAME", "unknown action '%s'", s);
+}
+
+/* argN==V, argN!=V or argN&MASK==V. */
+static int parse_cond(struct policy *p, const char *tok, struct scmp_arg_cmp *c)
+{
+	char buf[LINE_MAX_LEN];
+	char *s, *op, *eq, *ne;
+	uint64_t mask = 0, value;
+	int rc;
+
+	snprintf(buf, sizeof(buf), "%s", tok);
+	if (strncmp(buf, "arg", 3) != 0 || !isdigit((unsigned char)buf[3]))
+		return bad(p, "write argN==V, argN!=V or argN&MASK==V",
+			   "bad condition '%s'", tok);
+	if (buf[3] - '0' > ARG_MAX_INDEX || isdigit((unsigned char)buf[4]))
+		return bad(p, "seccomp sees arguments arg0 to arg5",
+			   "argument index in '%s' out of range", tok);
+	s = buf + 4;
+	eq = strstr(s, "==");
+	ne = strstr(s, "!=");
+	op = eq && (!ne || eq < ne) ? eq : ne;
+	if (!op || (*s != '&' && s != op))
+		return bad(p, "write argN==V, argN!=V or argN&MASK==V",
+			   "bad condition '%s'", tok);
+	memset(c, 0, sizeof(*c));
+	c->arg = (unsigned int)(buf[3] - '0');
+	c->op = op == ne ? SCMP_CMP_NE : SCMP_CMP_EQ;
+	if (*s == '&') {
+		if (op == ne)
+			return bad(p, "libseccomp has no masked !=; list the == cases as separate lines",
+				   "'%s': argN&MASK!=V is not supported", tok);
+		*op = '\0';
+		if ((rc = parse_value(p, s + 1, &mask)) < 0)
+			return rc;
+		c->op = SCMP_CMP_MASKED_EQ;
+	}
+	if ((rc = parse_value(p, op + 2, &value)) < 0)
+		return rc;
+	if (c->op == SCMP_CMP_MASKED_EQ) {
+		/* A value with bits outside the mask can never match: the
+		 * rule would silently deny nothing. */
+		if (value & ~mask)
+			return bad(p, "the value must be a subset of the mask",
+				   "'%s': value has bits outside the mask", tok);
+		c->datum_a = mask;
+		c->datum_b = value;
+	} else {
+		c->datum_a = value;
+	}
+	return 0;
+}
+
+/* The kernel reads ioctl's request as 32 bits but seccomp sees all 64:
+ * arg1==TIOCSTI is dodged by passing 0x100005412 (CVE-2017-5226 class).
+ * Only a mask within the low 32 bits compares what the kernel uses. */
+static int check_ioctl_cond(struct policy *p, const char *name,
+			    const struct scmp_arg_cmp *c)
+{
+	if (strcmp(name, "ioctl") != 0 || c->arg != 1)
+		return 0;
+	if (c->op == SCMP_CMP_MASKED_EQ && !(c->datum_a >> 32))
+		return 0;
+	return bad(p, "write arg1&0xffffffff==VALUE",
+		   "ioctl request compared on 64 bits: the kernel reads 32, so upper bits would slip past");
+}
+
+/* Prefix-split [lo, hi] into masked == compares (lo > 0 here). */
+static int add_range(struct scmp_arg_cmp *alt, int n, unsigned int arg,
+		     uint64_t lo, uint64_t hi)
+{
+	for (;;) {
+		int k = lo ? __builtin_ctzll(lo) : 63;
+		uint64_t span;
+
+		while ((span = (1ULL << k) - 1) > hi - lo)
+			k--;
+		if (n == MAX_EXPANDED)
+			return -1;
+		alt[n++] = (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, ~span, lo };
+		if (hi - lo == span)
+			return n;
+		lo += span + 1;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* libseccomp compares each argument at most once per rule, so
+ * "x != a AND x != b" becomes the OR of x<a, the ranges between the
+ * values, and x>b. Returns the number of alternatives or -1. */
+static int expand_ne(const uint64_t *vals, int nvals, unsigned int arg,
+		     struct scmp_arg_cmp *alt)
+{
+	uint64_t v[MAX_CONDS];
+	int n = 0, i;
+
+	memcpy(v, vals, sizeof(*v) * nvals);
+	qsort(v, nvals, sizeof(*v), cmp_u64);
+	if (v[0] > 0)
+		alt[n++] = (struct scmp_arg_cmp){ arg, SCMP_CMP_LT, v[0], 0 };
+	for (i = 0; i + 1 < nvals; i++)
+		if (v[i] + 1 < v[i + 1] &&
+		    (n = add_range(alt, n, arg, v[i] + 1, v[i + 1] - 1)) < 0)
+			return -1;
+	if (v[nvals - 1] < UINT64_MAX) {
+		if (n == MAX_EXPANDED)
+			return -1;
+		alt[n++] = (struct scmp_arg_cmp){ arg, SCMP_CMP_GT, v[nvals - 1], 0 };
+	}
+	return n;
+}
+
+static int add_one(struct policy *p, const char *name, int nr, uint32_t act,
+		   unsigned int n, const struct scmp_arg_cmp *c)
+{
+	int rc = seccomp_rule_add_array(p->ctx, act, nr, n, c);
+
+	if (rc == -EEXIST)
+		return bad(p, "give overlapping rules for a syscall the same action",
+			   "%s: conflicts with an earlier rule", name);
+	if (rc < 0)
+		return bad(p, NULL, "%s: libseccomp rejected the rule: %s", name,
+			   strerror(-rc));
+	return 0;
+}
+
+static int add_rule(struct policy *p, const char *name, int nr, uint32_t act,
+		    const struct scmp_arg_cmp *c, int n)
+{
+	struct scmp_arg_cmp alt[MAX_EXPANDED];
+	struct scmp_arg_cmp base[MAX_CONDS];
+	uint64_t ne[MAX_CONDS];
+	int count[ARG_MAX_INDEX + 1] = { 0 };
+	int i, nb = 0, nne = 0, nalt, rep = -1, rc;
+
+	for (i = 0; i < n; i++)
+		count[c[i].arg]++;
+	for (i = 0; i <= ARG_MAX_INDEX; i++) {
+		if (count[i] < 2)
+			continue;
+		if (rep >= 0)
+			return bad(p, "split the line", "only one argument may be compared more than once");
+		rep = i;
+	}
+	if (rep < 0)
+		return add_one(p, name, nr, act, (unsigned int)n, c);
+	for (i = 0; i < n; i++) {
+		if ((int)c[i].arg != rep)
+			base[nb++] = c[i];
+		else if (c[i].op == SCMP_CMP_NE)
+			ne[nne++] = c[i].datum_a;
+		else
+			return bad(p, "only != may repeat on one argument",
+				   "arg%d is compared more than once", rep);
+	}
+	nalt = expand_ne(ne, nne, (unsigned int)rep, alt);
+	if (nalt < 0)
+		return bad(p, "use fewer != values", "conditions expand to more than %d rules",
+			   MAX_EXPANDED);
+	for (i = 0; i < nalt; i++) {
+		base[nb] = alt[i];
+		if ((rc = add_one(p, name, nr, act, (unsigned int)nb + 1, base)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int resolve_syscall(const char *name)
+{
+	const struct named *late;
+	int nr = seccomp_syscall_resolve_name(name);
+
+	if (nr != __NR_SCMP_ERROR)
+		return nr; /* < 0: libseccomp knows it, this arch lacks it */
+	late = lookup(late_syscalls, name);
+	return late ? (int)late->value : __NR_SCMP_ERROR;
+}
+
+static int parse_rule(struct policy *p, char **tok, int ntok)
+{
+	struct scmp_arg_cmp c[MAX_CONDS];
+	uint32_t act;
+	int nr, i, rc;
+
+	if (!p->ctx)
+		return bad(p, "start the policy with '@default <action>'",
+			   "rule before the @default line");
+	if (ntok < 2)
+		return bad(p, "write: <syscall> <action> [conditions] # reason",
+			   "'%s': missing action", tok[0]);
+	if (ntok - 2 > MAX_CONDS)
+		return bad(p, "split the line", "more than %d conditions", MAX_CONDS);
+	nr = resolve_syscall(tok[0]);
+	if (nr == __NR_SCMP_ERROR)
+		return bad(p, "check the spelling; see syscalls(2)",
+			   "unknown syscall '%s'", tok[0]);
+	if ((rc = parse_action(p, tok[1], &act)) < 0)
+		return rc;
+	if (act == p->def_action)
+		return bad(p, "remove the line or change its action",
+			   "'%s': action is the same as @default, so the rule does nothing", tok[0]);
+	for (i = 2; i < ntok; i++) {
+		if ((rc = parse_cond(p, tok[i], &c[i - 2])) < 0 ||
+		    (rc = check_ioctl_cond(p, tok[0], &c[i - 2])) < 0)
+			return rc;
+	}
+	if (nr < 0)
+		return 0; /* e.g. umount on x86_64: nothing to filter */
+	return add_rule(p, tok[0], nr, act, c, ntok - 2);
+}
+
+static int parse_default(struct policy *p, char **tok, int ntok)
+{
+	int rc;
+
+	if (p->ctx)
+		return bad(p, "keep one @default line, first", "duplicate @default");
+	if (ntok != 2)
+		return bad(p, "write: @default allow | kill | errno:NAME",
+			   "@default takes exactly one action");
+	if ((rc = parse_action(p, tok[1], &p->def_action)) < 0)
+		return rc;
+	p->ctx = seccomp_init(p->def_action);
+	if (!p->ctx)
+		return kj_fail(p->err, "seccomp", ENOMEM, NULL, "%s: seccomp_init failed",
+			       p->source);
+	/* The ctx holds only the native arch, so an i386 syscall (int $0x80)
+	 * or an x32 one (nr | 0x40000000) would dodge every rule, its numbers
+	 * meaning other syscalls: kill the process instead. */
+	rc = seccomp_attr_set(p->ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (rc < 0)
+		return kj_fail(p->err, "seccomp", -rc, "libseccomp 2.4 or newer is needed",
+			       "cannot set the bad-architecture action");
+	return 0;
+}
+
+static int parse_line(struct policy *p, char *line)
+{
+	char *tok[2 + MAX_CONDS + 1], *save = NULL, *t;
+	int ntok = 0;
+
+	line[strcspn(line, "#")] = '\0'; /* the rest is the reason */
+	for (t = strtok_r(line, " \t\r\v\f", &save); t; t = strtok_r(NULL, " \t\r\v\f", &save)) {
+		if (ntok == (int)(sizeof(tok) / sizeof(tok[0])))
+			return bad(p, "split the line", "more than %d conditions", MAX_CONDS);
+		tok[ntok++] = t;
+	}
+	if (ntok == 0)
+		return 0;
+	if (tok[0][0] != '@')
+		return parse_rule(p, tok, ntok);
+	if (strcmp(tok[0], "@default") == 0)
+		return parse_default(p, tok, ntok);
+	return bad(p, "the only directive is @default", "unknown directive '%s'", tok[0]);
+}
+
+static int export_bpf(struct policy *p, struct kj_seccomp_prog **out)
+{
+	struct kj_seccomp_prog *prog;
+	size_t size, done = 0;
+	ssize_t n;
+	off_t end;
+	int fd, rc;
+
+	/* libseccomp 2.5 has no seccomp_export_bpf_mem: go through a memfd. */
+	fd = memfd_create("kjail-seccomp", MFD_CLOEXEC);
+	if (fd < 0)
+		return kj_fail(p->err, "seccomp", errno, NULL, "cannot create a memfd for the filter");
+	rc = seccomp_export_bpf(p->ctx, fd);
+	end = lseek(fd, 0, SEEK_END);
+	if (rc < 0 || end < 0) {
+		close(fd);
+		return kj_fail(p->err, "seccomp", rc < 0 ? -rc : errno, NULL,
+			       "%s: cannot generate the BPF filter", p->source);
+	}
+	size = (size_t)end;
+	if (size == 0 || size % sizeof(struct sock_filter) ||
+	    size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		close(fd);
+		return kj_fail(p->err, "seccomp", 0, "shorten the policy",
+			       "%s: filter has %zu bytes, not 1 to %d instructions",
+			       p->source, size, BPF_MAXINSNS);
+	}
+	prog = malloc(sizeof(*prog) + size);
+	if (!prog) {
+		close(fd);
+		return kj_fail(p->err, "seccomp", ENOMEM, NULL, "cannot hold the filter");
+	}
+	prog->len = (unsigned short)(size / sizeof(struct sock_filter));
+	while (done < size) {
+		n = pread(fd, (char *)prog->insns + done, size - done, (off_t)done);
+		if (n <= 0) {
+			rc = n < 0 ? errno : EIO;
+			free(prog);
+			close(fd);
+			return kj_fail(p->err, "seccomp", rc, NULL, "cannot read the filter back");
+		}
+		done += (size_t)n;
+	}
+	close(fd);
+	*out = prog;
+	return 0;
+}
+
+int kj_seccomp_compile(const char *policy_text, const char *source,
+		       struct kj_seccomp_prog **out, struct kj_err *err)
+{
+	struct policy p = { .source = source, .err = err };
+	char line[LINE_MAX_LEN];
+	const char *s = policy_text, *eol;
+	size_t len;
+	int rc = 0;
+
+	*out = NULL;
+	while (*s && rc == 0) {
+		p.line++;
+		eol = strchrnul(s, '\n');
+		len = (size_t)(eol - s);
+		if (len >= sizeof(line)) {
+			rc = bad(&p, "split the line", "line longer than %d bytes",
+				 LINE_MAX_LEN - 1);
+			break;
+		}
+		memcpy(line, s, len);
+		line[len] = '\0';
+		rc = parse_line(&p, line);
+		s = *eol ? eol + 1 : eol;
+	}
+	if (rc == 0 && !p.ctx) {
+		p.line = p.line ? p.line : 1;
+		rc = bad(&p, "start the policy with '@default <action>'",
+			 "no @default line");
+	}
+	if (rc == 0)
+		rc = export_bpf(&p, out);
+	if (p.ctx)
+		seccomp_release(p.ctx);
+	return rc;
+}
+
+int kj_seccomp_load(const struct kj_seccomp_prog *prog, struct kj_err *err)
+{
+	struct sock_fprog fprog;
+	int e;
+
+	if (!prog)
+		return kj_fail(err, "seccomp", EINVAL, NULL, "no filter to load");
+	fprog.len = prog->len;
+	fprog.filter = (struct sock_filter *)prog->insns; /* the kernel copies it */
+	/* Flags 0: the child is single-threaded, so no TSYNC is needed. */
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) == 0)
+		return 0;
+	e = errno;
+	if (e == EACCES)
+		return kj_fail(err, "seccomp", e, "set PR_SET_NO_NEW_PRIVS first",
+			       "cannot load the syscall filter");
+	return kj_fail(err, "seccomp", e, "the kernel needs CONFIG_SECCOMP_FILTER",
+		       "cannot load the syscall filter");
+}
+
+unsigned int kj_seccomp_prog_len(const struct kj_seccomp_prog *prog)
+{
+	return prog ? prog->len : 0;
+}
+
+void kj_seccomp_free(struct kj_seccomp_prog *prog)
+{
+	free(prog);
+}

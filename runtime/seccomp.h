@@ -1,0 +1,49 @@
+/* Seccomp: policy files compiled to a BPF filter.
+ *
+ * A policy is a readable text file (profiles/seccomp-default.policy is
+ * the built-in one). The parent compiles it once per run, before the
+ * sandbox child is cloned; the child loads the ready BPF with a single
+ * seccomp(2) call, last thing before execve.
+ *
+ * Policy format, one rule a line; '#' starts a comment (the reason):
+ *
+ *   @default allow                  first directive: allow | kill | errno:NAME
+ *   mount   errno:EPERM             # reason
+ *   clone   errno:EPERM  arg0&CLONE_NEWUSER==CLONE_NEWUSER   # reason
+ *   ioctl   errno:EPERM  arg1&0xffffffff==TIOCSTI            # reason
+ *   personality errno:EPERM arg0!=0 arg0!=0xffffffff         # reason
+ *
+ * Actions: allow, kill (the whole process), errno:NAME, errno:NUMBER.
+ * Conditions: argN==V, argN!=V, argN&MASK==V (N 0..5; V and MASK are
+ * decimal, 0x hex or a constant such as CLONE_NEWNS, TIOCSTI, AF_INET).
+ * Conditions on one line are ANDed; lines for the same syscall are ORed.
+ * Several != on the same argument are allowed (libseccomp allows one
+ * comparison per argument, so the line is expanded into ranges).
+ * An ioctl request (arg1) must be compared under mask 0xffffffff.
+ * A syscall unknown to libseccomp is an error; one it knows that the
+ * native architecture lacks (umount, stime on x86_64) is skipped.
+ * Syscalls of any other ABI (i386 int $0x80, x32) kill the process.
+ */
+#ifndef KJAIL_SECCOMP_H
+#define KJAIL_SECCOMP_H
+
+#include "error.h"
+
+struct kj_seccomp_prog; /* compiled BPF, ready to load */
+
+/* Parse policy_text and compile it to BPF. source names the text in
+ * error messages ("<source>:<line>: <what is wrong> (<fix>)"), e.g.
+ * "profiles/seccomp-default.policy" or a user's path. */
+int kj_seccomp_compile(const char *policy_text, const char *source,
+		       struct kj_seccomp_prog **out, struct kj_err *err);
+
+/* Install the filter on the calling thread; the caller has already set
+ * PR_SET_NO_NEW_PRIVS. No allocation: safe in a freshly forked child. */
+int kj_seccomp_load(const struct kj_seccomp_prog *prog, struct kj_err *err);
+
+/* Number of BPF instructions (for reports and tests). */
+unsigned int kj_seccomp_prog_len(const struct kj_seccomp_prog *prog);
+
+void kj_seccomp_free(struct kj_seccomp_prog *prog);
+
+#endif
