@@ -130,7 +130,9 @@ int git_protect(int rootfd, const char *ws, struct kj_err *err)
 		return rc;
 	}
 	rc = pin(wsfd, ".git", 0, err);
-	gitfd = rc ? -1 : path_open(wsfd, ".git", O_DIRECTORY, RESOLVE_BENEATH_FLAGS);
+	/* .git is now a mount of its own: open it across that boundary. */
+	gitfd = rc ? -1 : path_open(wsfd, ".git", O_DIRECTORY,
+				    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	close(wsfd);
 	if (rc)
 		return rc;

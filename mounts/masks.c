@@ -20,8 +20,7 @@ const char *const credential_paths[] = {
 	".cargo/credentials", ".cargo/credentials.toml", NULL,
 };
 
-static int mask_one(int rootfd, const char *path, int emptyfd, int nullfd, int must_exist,
-		    struct kj_err *err)
+static int mask_one(int rootfd, const char *path, int emptyfd, int nullfd, struct kj_err *err)
 {
 	struct stat st;
 	int fd, mfd, rc;
@@ -29,8 +28,8 @@ static int mask_one(int rootfd, const char *path, int emptyfd, int nullfd, int m
 	/* Resolved inside the new root: a symlinked ~/.ssh gets its target
 	 * masked, and no link can lead the mask out onto the host. */
 	fd = path_open_in_root(rootfd, path, 0);
-	if (fd == -ENOENT && !must_exist)
-		return 0;
+	if (fd == -ENOENT)
+		return 0; /* not in the sandbox: nothing to hide */
 	if (fd < 0)
 		return kj_fail(err, "mask", -fd, NULL, "open %s", path);
 	if (fstat(fd, &st) < 0) {
@@ -53,7 +52,7 @@ static int mask_home(int rootfd, const char *home, int emptyfd, int nullfd, stru
 	for (int i = 0; !rc && credential_paths[i]; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", home, credential_paths[i]) >= sizeof(path))
 			return kj_fail(err, "mask", ENAMETOOLONG, NULL, "%s", home);
-		rc = mask_one(rootfd, path, emptyfd, nullfd, 0, err);
+		rc = mask_one(rootfd, path, emptyfd, nullfd, err);
 	}
 	return rc;
 }
@@ -75,7 +74,7 @@ int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
 		rc = mask_home(rootfd, cfg->homes[i], emptyfd, nullfd, err);
 	for (size_t i = 0; !rc && i < cfg->nmasks; i++)
-		rc = mask_one(rootfd, cfg->masks[i], emptyfd, nullfd, 1, err);
+		rc = mask_one(rootfd, cfg->masks[i], emptyfd, nullfd, err);
 	close(nullfd);
 	close(emptyfd);
 	return rc;

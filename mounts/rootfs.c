@@ -29,9 +29,12 @@ int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what,
 	const char *name;
 	int fd, pfd;
 
+	/* Errors name the bind ("workspace", "ro", "rw") or the mount. */
+	const char *part = what[0] == '/' ? "mount" : what;
+
 	fd = path_open_in_root(rootfd, dest, 0);
 	if (fd != -ENOENT)
-		return fd < 0 ? kj_fail(err, "mount", -fd, NULL, "%s: open %s", what, dest) : fd;
+		return fd < 0 ? kj_fail(err, part, -fd, NULL, "open %s", dest) : fd;
 	/* Missing: create it, which works only on kjail's own tmpfs mounts
 	 * (/tmp, /run); the read-only root refuses with EROFS. */
 	name = strrchr(dest, '/');
@@ -47,11 +50,11 @@ int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what,
 	fd = is_dir ? mkdirat(pfd, name + 1, 0755) : mknodat(pfd, name + 1, S_IFREG | 0644, 0);
 	close(pfd);
 	if (fd < 0 && errno != EEXIST)
-		return kj_fail(err, "mount", errno,
+		return kj_fail(err, part, errno,
 			       errno == EROFS ? "choose a DEST that exists in the root, or one under /tmp or /run" : NULL,
-			       "%s: create mount point %s", what, dest);
+			       "create mount point %s", dest);
 	fd = path_open_in_root(rootfd, dest, 0);
-	return fd < 0 ? kj_fail(err, "mount", -fd, NULL, "%s: open %s", what, dest) : fd;
+	return fd < 0 ? kj_fail(err, part, -fd, NULL, "open %s", dest) : fd;
 }
 
 /* Mount a fresh filesystem on dest inside the new root. */

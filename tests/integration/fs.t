@@ -1,0 +1,160 @@
+#!/bin/bash
+# The sandbox's file system, proven from inside.
+. "$(dirname "$0")/../lib.sh"
+
+kj exec -- sh -c 'touch /etc/kjail-probe 2>&1; echo rc=$?'
+like "$out" "Read-only file system" rootfs_write_fails_erofs
+
+kj exec -- sh -c 'touch /usr/kjail-probe 2>&1; mkdir /kjail-probe 2>&1; echo rc=$?'
+is "$(printf '%s\n' "$out" | grep -c 'Read-only file system')" 2 rootfs_mkdir_and_write_fail_erofs
+
+# A writable tmpfs mounted below / on the host (in the test's own
+# directory under /var/tmp) must be read-only inside too: the root bind
+# is recursive and read-only for every submount.
+SUB=$(mktemp -d /var/tmp/kjail-sub.XXXXXX)
+mount -t tmpfs -o size=1m tmpfs "$SUB" && chmod 1777 "$SUB"
+kj exec -- sh -c "touch $SUB/x 2>&1; echo rc=\$?"
+like "$out" "Read-only file system" host_submount_write_fails_erofs
+ok host_submount_unchanged test ! -e "$SUB/x"
+umount "$SUB"
+rmdir "$SUB"
+
+kj exec -- sh -c 'echo data > ws-file'
+is "$(stat -c %u:%g "$WS/ws-file" 2>/dev/null)" "$KJ_UID:$KJ_GID" workspace_write_visible_on_host_with_caller_ownership
+is "$(cat "$WS/ws-file" 2>/dev/null)" data workspace_write_content_on_host
+
+kj exec -- pwd
+is "$out" "$WS" command_starts_in_workspace
+
+kj exec -- id -u
+is "$out" "$KJ_UID" identity_is_caller_uid
+kj exec -- id -g
+is "$out" "$KJ_GID" identity_is_caller_gid
+
+echo secret > "$T/host-tmp-marker"
+kj exec -- sh -c "cat $T/host-tmp-marker 2>&1; ls -A /tmp"
+unlike "$out" "secret" tmp_is_private_host_tmp_invisible
+kj exec -- sh -c 'echo x > /tmp/inside; ls -ld /tmp | cut -c1-10'
+is "$out" "drwxrwxrwt" tmp_mode_1777
+ok tmp_inside_file_not_on_host test ! -e /tmp/inside
+
+kj exec --tmp-size 1M -- sh -c 'head -c 2000000 /dev/zero > /tmp/big 2>/dev/null; echo rc=$?; du -k /tmp/big | cut -f1'
+like "$out" "rc=1" tmp_size_caps_writes
+kj exec -- sh -c 'df -k /tmp | tail -1 | awk "{print \$2}"'
+is "$out" 65536 tmp_default_size_64m
+kj exec -- sh -c 'echo $TMPDIR $TMP $TEMP'
+is "$out" "/tmp /tmp /tmp" tmp_variables_point_at_tmp
+
+# /run: a fresh empty tmpfs; a socket listening under the host's /run is
+# out of reach, unless exposed deliberately with --ro.
+RUNDIR=$(mktemp -d /run/kjail-test.XXXXXX)
+chmod 755 "$RUNDIR"
+python3 -c '
+import socket, sys, os, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o777); s.listen(8)
+time.sleep(30)' "$RUNDIR/sock" &
+LPID=$!
+for _ in $(seq 50); do [ -S "$RUNDIR/sock" ] && break; sleep 0.1; done
+connect='import socket,sys
+s=socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1]); print("connected")
+except OSError as e:
+    print("refused", e.errno)'
+kj exec -- python3 -c "$connect" "$RUNDIR/sock"
+like "$out" "refused" host_run_socket_unreachable
+kj exec -- sh -c 'ls -A /run /var/run | tr -d "\n"'
+is "$out" "/run:/var/run:" run_and_var_run_empty
+kj exec --ro "$RUNDIR" -- python3 -c "$connect" "$RUNDIR/sock"
+is "$out" "connected" ro_bind_exposes_run_socket_deliberately
+kill "$LPID" 2>/dev/null
+wait "$LPID" 2>/dev/null
+rm -rf "$RUNDIR"
+
+kj exec -- sh -c 'tr "\0" " " < /proc/1/cmdline'
+like "$out" "kjail exec" pid1_is_kjail_init
+kj exec -- sh -c 'ls /proc | grep "^[0-9]*$" | sort -n | tail -1'
+ok "no_host_process_visible (highest pid $out)" test "${out:-99}" -le 9
+kj exec -- sh -c 'echo $$'
+is "$out" 2 command_is_pid_2
+kj exec -- sh -c '(echo core > /proc/sys/kernel/core_pattern) 2>&1; echo rc=$?'
+like "$out" "Read-only file system" proc_sys_core_pattern_not_writable
+kj exec -- sh -c 'cat /proc/sys/kernel/core_pattern >/dev/null && echo readable'
+is "$out" readable proc_sys_still_readable
+
+kj exec -- sh -c 'ls -A /dev | tr "\n" " "'
+is "$out" "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero " dev_is_minimal
+kj exec -- sh -c 'echo x > /dev/null && head -c 4 /dev/zero | wc -c && head -c 4 /dev/urandom | wc -c'
+is "$(echo $out)" "4 4" dev_nodes_work
+kj exec -- sh -c 'touch /dev/evil 2>&1; echo rc=$?'
+like "$out" "Read-only file system" dev_not_writable
+kj exec -- sh -c 'echo x > /dev/shm/f && cat /dev/shm/f'
+is "$out" x dev_shm_writable
+kj exec -- sh -c 'ls /dev/pts | tr "\n" " "'
+is "$out" "ptmx " devpts_is_private
+kj exec -- hostname
+is "$out" kjail hostname_is_kjail
+
+# Credential stores of the caller: masked (empty directory, /dev/null).
+# The fake home lives under /var/tmp: the sandbox's /tmp is its own.
+H=$(mktemp -d /var/tmp/kjail-home.XXXXXX)
+chmod 755 "$H"
+mkdir -p "$H/.ssh" "$H/.aws" "$H/.gnupg" "$H/.config/gh" "$H/.config/gcloud" "$H/.kube" \
+	"$H/.docker" "$H/.cargo" "$H/.azure"
+for f in .ssh/id_ed25519 .aws/credentials .gnupg/secring .config/gh/hosts.yml \
+	.config/gcloud/creds .kube/config .docker/config.json .netrc .git-credentials .npmrc \
+	.pypirc .cargo/credentials .cargo/credentials.toml .azure/token; do
+	echo "SECRET-$f" > "$H/$f"
+done
+echo visible > "$H/notes.txt"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$H"
+export KJ_HOME=$H
+HOME=$H kj exec -- sh -c 'cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/.docker/config.json \
+	~/.git-credentials ~/.npmrc ~/.pypirc ~/.cargo/credentials ~/.cargo/credentials.toml \
+	~/.config/gh/hosts.yml ~/.kube/config ~/.gnupg/secring ~/.config/gcloud/creds ~/.azure/token 2>/dev/null;
+	ls -A ~/.ssh ~/.aws 2>/dev/null; cat ~/notes.txt'
+unlike "$out" "SECRET" credential_stores_masked
+like "$out" "visible" home_otherwise_readable
+HOME=$H kj exec -- sh -c '(echo x > ~/.ssh/new) 2>&1; echo rc=$?'
+like "$out" "rc=[1-9]" masked_dir_not_writable
+echo SECRET-extra > "$H/token"
+kj exec --mask "$H/token" -- sh -c "cat $H/token; echo end"
+is "$out" "end" mask_option_hides_file
+unset KJ_HOME
+rm -rf "$H"
+
+# .git/hooks and .git/config read-only; the rest of .git writable.
+as_caller git init -q "$WS"
+kj exec -- sh -c '(echo "#!/bin/sh" > .git/hooks/pre-commit) 2>&1; echo rc=$?'
+like "$out" "Read-only file system" git_hooks_read_only
+kj exec -- sh -c 'git config core.fsmonitor evil 2>&1; echo rc=$?'
+like "$out" "rc=[1-9]" git_config_read_only
+kj exec -- sh -c 'mv .git .git-moved 2>&1; echo rc=$?'
+like "$out" "rc=1" git_dir_cannot_be_swapped
+kj exec -- sh -c 'echo hi > f && git add f && git -c user.name=t -c user.email=t@t commit -qm m && git log --oneline | wc -l'
+is "$out" 1 git_commit_works_inside
+ok git_hooks_unchanged_on_host test ! -e "$WS/.git/hooks/pre-commit"
+rm -rf "$WS/.git" "$WS/f"
+
+# Extra binds.
+mkdir -p "$T/rwdir" "$T/rodir"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/rwdir" "$T/rodir"
+echo ro-data > "$T/rodir/file"
+kj exec --rw "$T/rwdir" --ro "$T/rodir:/tmp/ro" -- sh -c "echo w > $T/rwdir/out && cat /tmp/ro/file && touch /tmp/ro/x 2>&1; true"
+is "$(cat "$T/rwdir/out" 2>/dev/null)" w rw_bind_writes_reach_host
+like "$out" "ro-data" ro_bind_readable_at_dest
+like "$out" "Read-only file system" ro_bind_not_writable
+kj exec --workspace "$T/rwdir:/tmp/work" -- pwd
+is "$out" /tmp/work workspace_dest_under_tmp
+kj exec --workspace "$T/rwdir:/nonexistent-dest" -- true
+expect_rc workspace_dest_on_readonly_root_refused 125
+like "$err" "kjail: workspace: .*create mount point /nonexistent-dest: Read-only file system \(choose a DEST" workspace_dest_error_names_fix
+
+# A symlink planted at a bind destination cannot redirect the bind onto
+# the host: it resolves inside the new root.
+ln -s /etc "$WS/link"
+kj exec --ro "$T/rodir:$WS/link/kjail-planted" -- true
+expect_rc symlink_dest_to_readonly_root_refused 125
+rm -f "$WS/link"
+
+done_testing

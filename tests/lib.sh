@@ -1,0 +1,131 @@
+# Shared helpers for kjail's integration tests (bash). Each test file
+# sources this, calls plan-less TAP helpers and ends with `done_testing`.
+#
+#   KJAIL     path to the kjail binary (absolute)
+#   KJ_AS     "root" or "user": who runs kjail (the test script itself runs
+#             as root so it can prepare host-side fixtures)
+#   KJ_USER   the unprivileged account for KJ_AS=user (default nobody)
+#
+# Everything a test creates lives under $T, a fresh directory in /tmp that
+# is removed at exit.
+set -u
+KJAIL=${KJAIL:?KJAIL must name the kjail binary}
+KJ_AS=${KJ_AS:-root}
+KJ_USER=${KJ_USER:-nobody}
+PROBES=${PROBES:-$(dirname "$KJAIL")/tests}
+_n=0
+_failed=0
+
+T=$(mktemp -d /tmp/kjail-test.XXXXXX)
+chmod 0755 "$T"
+_cleanup() {
+	cd /
+	# Fixtures mounted by a test are unmounted before the directory goes.
+	for m in $(awk -v t="$T" '$5 ~ "^"t {print $5}' /proc/self/mountinfo | sort -r); do
+		umount -l "$m" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap _cleanup EXIT
+
+# A workspace owned by whoever runs kjail.
+WS=$T/ws
+mkdir -p "$WS"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS"
+cd "$WS"
+
+if [ "$KJ_AS" = user ]; then
+	KJ_UID=$(id -u "$KJ_USER")
+	KJ_GID=$(id -g "$KJ_USER")
+else
+	KJ_UID=0
+	KJ_GID=0
+fi
+
+# as_caller CMD...: run CMD as the account the tests are about.
+as_caller() {
+	if [ "$KJ_AS" = user ]; then
+		setpriv --reuid="$KJ_USER" --regid="$(id -g "$KJ_USER")" --clear-groups \
+			--reset-env -- env PATH="$PATH" HOME="${KJ_HOME:-/nonexistent}" "$@"
+	else
+		"$@"
+	fi
+}
+
+# kj ARGS...: run kjail as the caller; sets $out, $err, $rc.
+kj() {
+	local o e
+	o=$T/.out.$$ e=$T/.err.$$
+	as_caller "$KJAIL" "$@" >"$o" 2>"$e" </dev/null
+	rc=$?
+	out=$(cat "$o")
+	err=$(cat "$e")
+	rm -f "$o" "$e"
+}
+
+_report() { # ok? name [diag]
+	_n=$((_n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $_n - $2"
+	else
+		_failed=$((_failed + 1))
+		echo "not ok $_n - $2"
+		[ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /'
+	fi
+	return 0
+}
+
+ok() { # name command...
+	local name=$1
+	shift
+	if "$@"; then _report 0 "$name"; else _report 1 "$name"; fi
+}
+
+is() { # got expected name
+	if [ "$1" = "$2" ]; then
+		_report 0 "$3"
+	else
+		_report 1 "$3" "got:      $(printf %q "$1")
+expected: $(printf %q "$2")
+stderr:   ${err:-}"
+	fi
+}
+
+like() { # got regex name
+	if printf '%s' "$1" | grep -Eq -- "$2"; then
+		_report 0 "$3"
+	else
+		_report 1 "$3" "got:      $1
+expected to match: $2"
+	fi
+}
+
+unlike() { # got regex name
+	if printf '%s' "$1" | grep -Eq -- "$2"; then
+		_report 1 "$3" "got:      $1
+expected not to match: $2"
+	else
+		_report 0 "$3"
+	fi
+}
+
+# expect_rc NAME WANT: check $rc from the last kj
+expect_rc() {
+	if [ "$rc" = "$2" ]; then
+		_report 0 "$1"
+	else
+		_report 1 "$1" "exit status $rc, expected $2
+stdout: $out
+stderr: $err"
+	fi
+}
+
+skip() { # name reason
+	_n=$((_n + 1))
+	echo "ok $_n - $1 # SKIP $2"
+}
+
+done_testing() {
+	echo "1..$_n"
+	[ "$_failed" = 0 ]
+}
