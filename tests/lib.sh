@@ -46,7 +46,7 @@ fi
 as_caller() {
 	if [ "$KJ_AS" = user ]; then
 		setpriv --reuid="$KJ_USER" --regid="$(id -g "$KJ_USER")" --clear-groups \
-			--reset-env -- env PATH="$PATH" HOME="${KJ_HOME:-/nonexistent}" "$@"
+			-- env HOME="${KJ_HOME:-/nonexistent}" USER="$KJ_USER" LOGNAME="$KJ_USER" "$@"
 	else
 		"$@"
 	fi

@@ -13,6 +13,7 @@
 #   VM_TIMEOUT       seconds until qemu is killed and the run fails (900)
 #   VM_TEST_TIMEOUT  per-script timeout inside the guest, seconds (300)
 #   VM_MEM, VM_SMP   guest memory in MiB (2048) and CPUs (2)
+#   VM_CPU           qemu -cpu model (qemu64; "max" adds RDRAND, AVX...)
 #   VM_KERNEL        use this bzImage instead of the Debian package
 #   VM_MODULES_DIR   with VM_KERNEL: its lib/modules/<ver> directory
 #   VM_KERNEL_PKG    Debian package to fetch (default: what
@@ -39,6 +40,13 @@ die() { echo "vm: error: $*" >&2; exit 2; }
 [ $# -ge 1 ] || { echo "usage: $0 KJAIL_BINARY [TEST...]" >&2; exit 2; }
 kjail=$1; shift
 [ -f "$kjail" ] || die "kjail binary '$kjail' not found (build it first: make)"
+abspath() { case $1 in /*) echo "$1";; *) echo "$(pwd)/$1";; esac; }
+kjail=$(abspath "$kjail")
+tests=""
+for t in "$@"; do
+	case $t in */*) t=$(abspath "$t");; esac
+	tests="$tests $t"
+done
 case $timeout_s in ''|*[!0-9]*) die "VM_TIMEOUT must be whole seconds";; esac
 case $test_timeout in ''|*[!0-9]*) die "VM_TEST_TIMEOUT must be whole seconds";; esac
 
@@ -49,8 +57,8 @@ done
 busybox=""
 for b in /usr/bin/busybox /bin/busybox; do [ -x "$b" ] && { busybox=$b; break; }; done
 [ -n "$busybox" ] || die "busybox missing; apt-get install busybox-static"
-# busybox-static is a static binary; the dynamic "busybox" package would not
-# run in the guest without its libraries (install_bin copies them anyway).
+# (busybox-static is wanted; a dynamic busybox also works: install_bin copies
+# its libraries.)
 
 mkdir -p "$vmdir" || die "cannot create $vmdir"
 
@@ -143,7 +151,7 @@ install_bin() {
 	done
 }
 
-cp "$busybox" usr/bin/busybox || die "copy busybox failed"
+install_bin "$busybox" /usr/bin/busybox
 install_bin "$(command -v bash)" /usr/bin/bash
 install_bin "$kjail" /usr/local/bin/kjail
 
@@ -232,8 +240,8 @@ printf '/usr/local/lib\n/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu\n' >etc
 [ "$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null 2>&1 && ldconfig -r "$root" 2>/dev/null
 
 # Tests.
-if [ $# -gt 0 ]; then
-	for t in "$@"; do
+if [ -n "$tests" ]; then
+	for t in $tests; do
 		case $t in
 		*/*) f=$t;;
 		*.t) f=$guestsrc/$t;;
@@ -265,7 +273,7 @@ say "initramfs $initrd ($(du -k "$initrd" | cut -f1) KiB), log $log"
 append="console=ttyS0 panic=-1 quiet kjail.test_timeout=$test_timeout ${VM_APPEND:-}"
 : >"$log"
 start=$(date +%s.%N)
-qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp "$smp" -nographic \
+qemu-system-x86_64 -accel tcg -cpu "${VM_CPU:-qemu64}" -m "$mem" -smp "$smp" -nographic \
 	-no-reboot -nic none -kernel "$kernel" -initrd "$initrd" \
 	-append "$append" </dev/null >"$log" 2>&1 &
 qpid=$!
@@ -306,7 +314,7 @@ while kill -0 "$qpid" 2>/dev/null; do
 		kill -9 "$qpid" 2>/dev/null
 		break
 	fi
-	sleep 1
+	sleep 0.2
 done
 wait "$qpid" 2>/dev/null
 qrc=$?
@@ -343,6 +351,8 @@ summary=$(awk "$clean"'
 		printf "begun=%d ended=%d poweroff=%d panic=%d bail=%d uptime=%s\n",
 			begun, ended, poweroff, panic, bail, (uptime == "" ? "?" : uptime)
 	}' "$log")
+n=0 passed=0 failed=0 skipped=0 todo=0 plan=0 haveplan=0
+begun=0 ended=0 poweroff=0 panic=0 bail=0 uptime="?"
 eval "$summary"
 
 elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
