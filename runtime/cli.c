@@ -90,6 +90,49 @@ static int opt_net(struct kj_config *c, const char *o, const char *v, struct kj_
 	return 0;
 }
 
+static int opt_memory(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	c->limits.memory_arg = v;
+	return parse_size_or_max(o, v, &c->limits.memory, e);
+}
+
+static int opt_memory_swap(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	c->limits.memory_swap_arg = v;
+	return parse_size_or_max(o, v, &c->limits.memory_swap, e);
+}
+
+static int opt_pids(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	c->limits.pids_arg = v;
+	return parse_count_or_max(o, v, &c->limits.pids, e);
+}
+
+static int opt_cpus(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	c->limits.cpus_arg = v;
+	return parse_cpus(o, v, &c->limits.cpu_quota_us, e);
+}
+
+static int opt_limits(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	static const char *const modes[] = {"required", "best-effort", NULL};
+	int i = parse_enum(o, v, modes, e);
+	if (i < 0)
+		return i;
+	c->limits.mode = (enum kj_limits_mode)i;
+	return 0;
+}
+
+static int opt_stats(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	(void)o;
+	(void)v;
+	(void)e;
+	c->limits.stats = true;
+	return 0;
+}
+
 static int opt_user(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
 	c->user_set = true;
@@ -170,6 +213,12 @@ static const struct option_def options[] = {
 	{"mask", true, opt_mask, "PATH", "hide PATH (empty directory or /dev/null) (repeatable)"},
 	{"tmp-size", true, opt_tmp_size, "SIZE", "size of the private /tmp (default 64M)"},
 	{"net", true, opt_net, "none|host", "network: none (loopback only, default) or host"},
+	{"memory", true, opt_memory, "SIZE|max", "memory limit, cgroup memory.max (default 512M)"},
+	{"memory-swap", true, opt_memory_swap, "SIZE|max", "swap allowed beyond --memory (default 0)"},
+	{"pids", true, opt_pids, "N|max", "process limit, cgroup pids.max (default 256)"},
+	{"cpus", true, opt_cpus, "FLOAT|max", "CPU limit, e.g. 0.5 (default max)"},
+	{"limits", true, opt_limits, "required|best-effort", "fail (default) or warn when a limit cannot be enforced"},
+	{"stats", false, opt_stats, NULL, "print peak memory and CPU time at the end"},
 	{"user", true, opt_user, "UID[:GID]", "run COMMAND as this host user (root only)"},
 	{"timeout", true, opt_timeout, "DURATION", "kill the sandbox after DURATION; exit 124"},
 	{"kill-grace", true, opt_kill_grace, "DURATION", "time between SIGTERM and SIGKILL (default 5s)"},

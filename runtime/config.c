@@ -23,6 +23,15 @@ void config_init(struct kj_config *cfg)
 	cfg->kill_grace_ms = 5000;
 	cfg->net = KJ_NET_NONE;
 	cfg->tty = KJ_TTY_AUTO;
+	cfg->limits.memory = 512ULL << 20;
+	cfg->limits.memory_arg = "512M";
+	cfg->limits.memory_swap = 0;
+	cfg->limits.memory_swap_arg = "0";
+	cfg->limits.pids = 256;
+	cfg->limits.pids_arg = "256";
+	cfg->limits.cpu_quota_us = KJ_LIMIT_MAX;
+	cfg->limits.cpus_arg = "max";
+	cfg->limits.mode = KJ_LIMITS_REQUIRED;
 	cfg->caller_uid = cfg->uid = getuid();
 	cfg->caller_gid = cfg->gid = getgid();
 }

@@ -19,6 +19,21 @@
 
 enum kj_net_mode { KJ_NET_NONE, KJ_NET_HOST };
 enum kj_tty_mode { KJ_TTY_AUTO, KJ_TTY_ON, KJ_TTY_OFF };
+enum kj_limits_mode { KJ_LIMITS_REQUIRED, KJ_LIMITS_BEST_EFFORT };
+
+#define KJ_LIMIT_MAX UINT64_MAX /* "max": no limit */
+
+/* cgroup v2 limits; KJ_LIMIT_MAX means none. */
+struct kj_limits {
+	uint64_t memory;      /* memory.max, bytes (default 512M) */
+	uint64_t memory_swap; /* memory.swap.max, bytes (default 0) */
+	uint64_t pids;	      /* pids.max (default 256) */
+	uint64_t cpu_quota_us; /* cpu.max quota per 100ms period (default max) */
+	enum kj_limits_mode mode;
+	bool stats;	      /* --stats: one line of usage at the end */
+	/* As the user wrote them, for messages ("--memory 512M"). */
+	const char *memory_arg, *memory_swap_arg, *pids_arg, *cpus_arg;
+};
 
 /* A host path bound into the sandbox. src is canonical; (dev, ino) is the
  * identity it had when validated, checked again when it is mounted so a
@@ -44,6 +59,7 @@ struct kj_config {
 	uint64_t tmp_size;
 
 	enum kj_net_mode net;
+	struct kj_limits limits;
 
 	uid_t caller_uid, uid; /* uid: who COMMAND runs as (caller unless --user) */
 	gid_t caller_gid, gid;

@@ -17,12 +17,16 @@
 #include "runtime/env.h"
 #include "runtime/sandbox.h"
 
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL /* linux/sched.h, 5.7+ */
+#endif
+
 struct clone3_args {
 	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
 		set_tid, set_tid_size, cgroup;
 };
 
-static pid_t clone_sandbox(const struct kj_config *cfg, int *pidfd)
+static pid_t clone_sandbox(const struct kj_config *cfg, int cgroupfd, int *pidfd)
 {
 	struct clone3_args args = {
 		.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
@@ -30,6 +34,13 @@ static pid_t clone_sandbox(const struct kj_config *cfg, int *pidfd)
 		.pidfd = (uint64_t)(uintptr_t)pidfd,
 		.exit_signal = SIGCHLD,
 	};
+
+	/* Born inside its cgroup: not one instruction runs outside the
+	 * limits (moving it in after the fork would leave a window). */
+	if (cgroupfd >= 0) {
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)cgroupfd;
+	}
 	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 }
 
@@ -136,14 +147,18 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 	kj_trace("seccomp compiled");
 	if (stdio_plan_make(cfg, &sb.io, err))
 		return KJ_EXIT_SETUP;
+	if (cgroup_prepare(cfg, &sb.cg, err))
+		return KJ_EXIT_SETUP;
+	kj_trace("cgroup ready");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb.chan) < 0 ||
 	    pipe2(sb.ctl, O_CLOEXEC) < 0) {
 		kj_fail(err, "launch", errno, NULL, "create the setup channel");
 		return KJ_EXIT_SETUP;
 	}
-	sb.pid = clone_sandbox(cfg, &sb.pidfd);
+	sb.pid = clone_sandbox(cfg, cgroup_fd(sb.cg), &sb.pidfd);
 	if (sb.pid < 0) {
 		clone_error(errno, err);
+		cgroup_destroy(sb.cg);
 		return KJ_EXIT_SETUP;
 	}
 	if (sb.pid == 0)
@@ -159,6 +174,7 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 		abandon(&sb);
 		if (!err->part[0])
 			kj_fail(err, "launch", errno, NULL, "start the sandbox");
+		cgroup_destroy(sb.cg);
 		return KJ_EXIT_SETUP;
 	}
 	kj_trace("command started");
@@ -168,5 +184,8 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 	kj_trace("sandbox ended");
 	stdio_restore(&sb.io);
 	relay_report(&sb.io);
+	if (!sb.timed_out)
+		cgroup_report(sb.cg, cfg, &rc);
+	cgroup_destroy(sb.cg);
 	return rc;
 }

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include "runtime/cgroup.h"
 #include "runtime/config.h"
 #include "runtime/error.h"
 #include "runtime/seccomp.h"
@@ -22,6 +23,8 @@ struct sandbox {
 	int ctl[2];  /* pipe parent -> init: [0] init reads, [1] parent writes */
 	pid_t pid;   /* the sandbox's init, as the parent sees it */
 	int pidfd;
+	struct kj_cgroup *cg; /* NULL: no limits */
+	bool timed_out;
 };
 
 /* Parent: everything from preparing to the exit status. */

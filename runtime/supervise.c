@@ -37,7 +37,7 @@ int supervise(struct sandbox *sb)
 	struct pollfd pfd[P_RELAY + 3];
 	sigset_t set;
 	siginfo_t si = {0};
-	bool exited = false, timed_out = false, killing = false;
+	bool exited = false, killing = false;
 	int sfd, tfd = -1, rc;
 
 	sigemptyset(&set);
@@ -94,7 +94,7 @@ int supervise(struct sandbox *sb)
 			(void)!read(tfd, &ticks, sizeof(ticks));
 			if (!exited && !killing) {
 				/* Phase 1: every process in the sandbox gets SIGTERM. */
-				timed_out = killing = true;
+				sb->timed_out = killing = true;
 				tell_init(sb, INIT_TO_ALL, SIGTERM);
 				arm(tfd, cfg->kill_grace_ms);
 			} else if (!exited) {
@@ -110,7 +110,7 @@ int supervise(struct sandbox *sb)
 	close(sfd);
 	if (tfd >= 0)
 		close(tfd);
-	if (timed_out) {
+	if (sb->timed_out) {
 		char d[32];
 		format_duration(cfg->timeout_ms, d, sizeof(d));
 		stdio_restore(&sb->io);

@@ -194,3 +194,59 @@ int check_env_name(const char *opt, const char *s, size_t len, struct kj_err *er
 			       "--%s: invalid variable name '%.*s'", opt, (int)len, s);
 	return 0;
 }
+
+int parse_size_or_max(const char *opt, const char *s, uint64_t *out, struct kj_err *err)
+{
+	if (!strcasecmp(s, "max")) {
+		*out = UINT64_MAX;
+		return 0;
+	}
+	return parse_size(opt, s, out, err);
+}
+
+int parse_count_or_max(const char *opt, const char *s, uint64_t *out, struct kj_err *err)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (!strcasecmp(s, "max")) {
+		*out = UINT64_MAX;
+		return 0;
+	}
+	if (s[n] || parse_u64(s, n, out) || *out == 0 || *out >= (1ULL << 31))
+		return kj_fail(err, "option", 0, "give a positive whole number or max",
+			       "--%s: invalid count '%s'", opt, s);
+	return 0;
+}
+
+int parse_cpus(const char *opt, const char *s, uint64_t *quota_us, struct kj_err *err)
+{
+	size_t whole = strspn(s, "0123456789"), frac = 0;
+	uint64_t w = 0, f = 0;
+
+	if (!strcasecmp(s, "max")) {
+		*quota_us = UINT64_MAX;
+		return 0;
+	}
+	if (s[whole] == '.') {
+		frac = strspn(s + whole + 1, "0123456789");
+		if (frac == 0 || frac > 3 || s[whole + 1 + frac])
+			goto bad;
+		(void)parse_u64(s + whole + 1, frac, &f);
+		for (size_t i = frac; i < 3; i++)
+			f *= 10;
+	} else if (s[whole]) {
+		goto bad;
+	}
+	if ((whole == 0 && frac == 0) || (whole && parse_u64(s, whole, &w)))
+		goto bad;
+	if (w > 4096)
+		goto bad;
+	/* cpu.max quota over a 100 ms period; the kernel's minimum is 1 ms. */
+	*quota_us = (w * 1000 + f) * 100;
+	if (*quota_us < 1000)
+		goto bad;
+	return 0;
+bad:
+	return kj_fail(err, "option", 0, "give a number of CPUs such as 0.5, 2 or max (at least 0.01)",
+		       "--%s: invalid value '%s'", opt, s);
+}

@@ -14,6 +14,12 @@ int parse_size(const char *opt, const char *s, uint64_t *out, struct kj_err *err
 int parse_duration(const char *opt, const char *s, uint64_t *ms, struct kj_err *err);
 /* "UID" or "UID:GID", numeric or a name from the user database. */
 int parse_user(const char *opt, const char *s, uid_t *uid, gid_t *gid, struct kj_err *err);
+/* A size, or "max" (KJ_LIMIT_MAX). */
+int parse_size_or_max(const char *opt, const char *s, uint64_t *out, struct kj_err *err);
+/* A count ("256") or "max". */
+int parse_count_or_max(const char *opt, const char *s, uint64_t *out, struct kj_err *err);
+/* CPUs as a decimal ("0.5", "2") or "max": quota in us per 100ms period. */
+int parse_cpus(const char *opt, const char *s, uint64_t *quota_us, struct kj_err *err);
 /* Case-insensitive match of s against a NULL-terminated list: index or error. */
 int parse_enum(const char *opt, const char *s, const char *const *names, struct kj_err *err);
 /* An environment variable name: [A-Za-z_][A-Za-z0-9_]*. */

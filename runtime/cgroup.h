@@ -1,0 +1,40 @@
+/* cgroup v2 limits: every sandbox in a leaf of its own.
+ *
+ * The leaf exists, with its limits written, before the sandbox is cloned
+ * straight into it (clone3 CLONE_INTO_CGROUP), so no process of the
+ * sandbox ever runs outside its limits.
+ */
+#ifndef KJAIL_CGROUP_H
+#define KJAIL_CGROUP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "runtime/config.h"
+#include "runtime/error.h"
+
+struct kj_cgroup;
+
+/* Before clone: reclaim stale kjail cgroups, create this run's leaf and
+ * write its limits. *out is NULL when no limit was asked for (all "max"),
+ * or when --limits best-effort and none could be enforced (one line per
+ * limit not enforced is printed, unless --quiet). With --limits required,
+ * any limit that cannot be enforced is an error (exit 125). */
+int cgroup_prepare(const struct kj_config *cfg, struct kj_cgroup **out, struct kj_err *err);
+
+/* The leaf's directory fd for CLONE_INTO_CGROUP, or -1. */
+int cgroup_fd(const struct kj_cgroup *cg);
+
+/* After the sandbox ended: report an OOM kill (exit 137 and
+ * "kjail: killed: out of memory (limit 512M)"), pids.max reached, and the
+ * --stats line; *exit_code may be changed. */
+void cgroup_report(struct kj_cgroup *cg, const struct kj_config *cfg, int *exit_code);
+
+/* Kill whatever is left in the leaf and remove it. NULL is fine. */
+void cgroup_destroy(struct kj_cgroup *cg);
+
+/* kjail gc: remove stale kjail cgroups (no live process), listing each
+ * removed path on out. Returns the number removed, or -errno. */
+int cgroup_gc(FILE *out, struct kj_err *err);
+
+#endif
