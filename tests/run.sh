@@ -30,7 +30,7 @@ prove_run() {
 	echo "== $label"
 	prove -f "$@" || ret=1
 }
-prove_run "unit" --exec sh tests/unit/*.t
+prove_run "unit" --exec sh tests/unit/*.sh
 KJ_AS=root prove_run "integration as root" --exec bash tests/integration/*.t
 KJ_AS=user prove_run "integration as an unprivileged user" --exec bash tests/integration/*.t
 exit $ret
