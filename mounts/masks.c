@@ -28,8 +28,10 @@ static int mask_one(int rootfd, const char *path, int emptyfd, int nullfd, struc
 	/* Resolved inside the new root: a symlinked ~/.ssh gets its target
 	 * masked, and no link can lead the mask out onto the host. */
 	fd = path_open_in_root(rootfd, path, 0);
-	if (fd == -ENOENT)
-		return 0; /* not in the sandbox: nothing to hide */
+	/* Not in the sandbox, or out of the caller's own reach (the command
+	 * runs as the caller with fewer rights): nothing to hide. */
+	if (fd == -ENOENT || fd == -EACCES)
+		return 0;
 	if (fd < 0)
 		return kj_fail(err, "mask", -fd, NULL, "open %s", path);
 	if (fstat(fd, &st) < 0) {

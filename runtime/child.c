@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -88,6 +89,37 @@ static int enter_workspace(const struct kj_config *cfg, struct kj_err *err)
 	return 0;
 }
 
+/* execvpe, with a shell's answer: a name found nowhere on PATH (a PATH
+ * directory we cannot search counts as nowhere) is ENOENT, exit 127; a
+ * file found but not executable is its own errno, exit 126. Returns the
+ * errno when nothing could be executed. */
+static int exec_search(char **argv, char **envp)
+{
+	const char *path = NULL, *p;
+	char buf[PATH_MAX];
+	int found_err = 0;
+	struct stat st;
+
+	if (strchr(argv[0], '/')) {
+		execve(argv[0], argv, envp);
+		return errno == ENOTDIR ? ENOENT : errno;
+	}
+	for (char **e = envp; *e; e++)
+		if (!strncmp(*e, "PATH=", 5))
+			path = *e + 5;
+	for (p = path ? path : "/usr/bin:/bin"; p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL) {
+		size_t len = strcspn(p, ":");
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? p : ".", argv[0]) >= sizeof(buf))
+			continue;
+		if (stat(buf, &st) < 0 || S_ISDIR(st.st_mode))
+			continue;
+		execve(buf, argv, envp);
+		if (!found_err)
+			found_err = errno;
+	}
+	return found_err ? found_err : ENOENT;
+}
+
 __attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave)
 {
 	const struct kj_config *cfg = sb->cfg;
@@ -118,10 +150,9 @@ __attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave
 	if (kj_seccomp_load(sb->seccomp, &err))
 		child_die(sb, &err);
 	kj_trace("command: seccomp loaded, exec");
-	execvpe(cfg->argv[0], cfg->argv, sb->envp);
-	e = errno;
+	e = exec_search(cfg->argv, sb->envp);
 	kj_fail(&err, "exec", e, NULL, "%s", cfg->argv[0]);
-	err.exit_code = (e == ENOENT || e == ENOTDIR) ? KJ_EXIT_NOTFOUND : KJ_EXIT_NOEXEC;
+	err.exit_code = e == ENOENT ? KJ_EXIT_NOTFOUND : KJ_EXIT_NOEXEC;
 	child_die(sb, &err);
 }
 
