@@ -1,0 +1,40 @@
+#!/bin/bash
+# Privileges inside: no capabilities, no_new_privs, the seccomp filter, and
+# each denied syscall refused, proven by a probe run in a real sandbox.
+. "$(dirname "$0")/../lib.sh"
+
+kj exec -- grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status
+is "$(echo $out | tr -s '\t ' ' ')" "CapInh: 0000000000000000 CapPrm: 0000000000000000 CapEff: 0000000000000000 CapBnd: 0000000000000000 CapAmb: 0000000000000000 NoNewPrivs: 1 Seccomp: 2" all_capabilities_dropped_nnp_seccomp_filter
+
+kj exec -- "$PROBES/syscalls"
+expect_rc every_denied_syscall_refused_by_probe 0
+failed_checks=$(printf '%s\n' "$out" | grep '^not ok' || true)
+is "$failed_checks" "" probe_reports_no_failed_check
+ok "probe_ran_many_checks ($(printf '%s\n' "$out" | grep -c '^ok'))" \
+	test "$(printf '%s\n' "$out" | grep -c '^ok')" -ge 40
+
+kj exec -- "$PROBES/syscalls" x32
+is "$rc" 159 x32_syscall_kills_with_sigsys
+kj exec -- "$PROBES/syscalls" i386
+is "$rc" 159 i386_syscall_kills_with_sigsys
+
+kj exec -- sh -c 'unshare -U true 2>&1; echo rc=$?'
+like "$out" "Operation not permitted" unshare_user_namespace_denied
+kj exec -- sh -c 'mount -t tmpfs none /mnt 2>&1; echo rc=$?'
+like "$out" "rc=[1-9]" mount_denied
+
+# no_new_privs: a setuid-root binary gains nothing.
+if [ -u /usr/bin/passwd ] || [ -u /bin/su ]; then
+	suid=$( [ -u /bin/su ] && echo /bin/su || echo /usr/bin/passwd )
+	kj exec -- sh -c "cp /proc/self/status /tmp/s; $suid --help >/dev/null 2>&1; grep CapEff /proc/self/status"
+	like "$out" "0000000000000000" setuid_binary_gains_no_capabilities
+fi
+if [ "$KJ_AS" = user ]; then
+	kj exec -- sh -c 'su -c id root </dev/null 2>&1; echo rc=$?'
+	unlike "$out" "uid=0" su_cannot_become_root
+else
+	kj exec --user nobody -- sh -c 'su -c id root </dev/null 2>&1; echo rc=$?'
+	unlike "$out" "uid=0" su_cannot_become_root_from_user_option
+fi
+
+done_testing
