@@ -30,7 +30,7 @@ POLICIES  := $(wildcard profiles/*.policy profiles/*.profile)
 BUILD_DEPS := build-essential pkg-config libcap-dev libseccomp-dev \
               libnl-3-dev libnl-route-3-dev
 TEST_DEPS  := $(BUILD_DEPS) git util-linux procps iproute2 python3 perl
-BENCH_DEPS := $(BUILD_DEPS) bubblewrap hyperfine util-linux
+BENCH_DEPS := $(BUILD_DEPS) bubblewrap hyperfine util-linux time python3
 VM_DEPS    := $(BUILD_DEPS) qemu-system-x86 busybox-static cpio
 
 .PHONY: all demo test test-unit test-integration test-vm bench deps \

@@ -22,7 +22,7 @@ hyperfine -N --style basic -w 30 -r "$RUNS" --export-json "$WS/bench.json" \
 	-n true "/bin/true" >/dev/null
 
 python3 - "$WS/bench.json" "$KJAIL" "$limits" <<'PY'
-import json, resource, statistics, subprocess, sys
+import json, statistics, sys
 res = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 med = {k: statistics.median(v["times"]) * 1000 for k, v in res.items()}
 print("%-8s %10s %10s" % ("", "median ms", "mean ms"))
@@ -30,8 +30,7 @@ for k in ("kjail", "bwrap", "unshare", "true"):
     print("%-8s %10.2f %10.2f" % (k, med[k], res[k]["mean"] * 1000))
 print("kjail / bwrap   = %.2f  (target <= 0.5)" % (med["kjail"] / med["bwrap"]))
 print("kjail / unshare = %.2f  (target <= 1.2)" % (med["kjail"] / med["unshare"]))
-cmd = [sys.argv[2], "exec", "--quiet"] + sys.argv[3].split() + ["--", "/bin/true"]
-subprocess.run(cmd, check=True)
-print("kjail peak RSS: %d KiB (largest of kjail and its sandbox's processes)" %
-      resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 PY
+printf 'kjail peak RSS: %s KiB (GNU time: kjail and the processes it reaped)\n' \
+	"$(/usr/bin/time -f %M "$KJAIL" exec --quiet $limits -- /bin/true 2>&1 >/dev/null | tail -1)"
+printf '/bin/true peak RSS: %s KiB\n' "$(/usr/bin/time -f %M /bin/true 2>&1 | tail -1)"
