@@ -23,7 +23,7 @@ LDFLAGS  += -fsanitize=address,undefined
 endif
 
 SRCS      := $(wildcard runtime/*.c mounts/*.c net/*.c)
-OBJS      := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin.o
+OBJS      := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin.o $(BUILD)/gen/seccomp_default.o
 POLICIES  := $(wildcard profiles/*.policy profiles/*.profile)
 
 # Packages each entry point needs (Debian/Ubuntu names).
@@ -52,6 +52,17 @@ $(BUILD)/gen/builtin.c: profiles/embed.sh $(POLICIES)
 	sh profiles/embed.sh $(POLICIES) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/builtin.o: $(BUILD)/gen/builtin.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The default seccomp policy, compiled to BPF once, here.
+$(BUILD)/precompile: profiles/precompile.c $(BUILD)/runtime/seccomp.o $(BUILD)/runtime/error.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/gen/seccomp_default.c: $(BUILD)/precompile profiles/seccomp-default.policy
+	@mkdir -p $(dir $@)
+	$(BUILD)/precompile profiles/seccomp-default.policy kj_seccomp_default_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/seccomp_default.o: $(BUILD)/gen/seccomp_default.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 # deps: install what is missing with apt when root, else print the line.

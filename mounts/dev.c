@@ -48,7 +48,7 @@ static int host_node_clone(const char *name, unsigned major_nr, unsigned minor_n
 		return kj_fail(err, "dev", 0, "check the host's /dev",
 			       "the host's %s is not the character device %u:%u", path, major_nr, minor_nr);
 	}
-	mfd = tree_clone(fd, path, 0, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0, err);
+	mfd = tree_clone(fd, path, 0, 0, 0, err);
 	close(fd);
 	return mfd;
 }

@@ -84,6 +84,7 @@ struct kj_config {
 	 * user database, $HOME when it differs, and --user's home. */
 	const char *homes[3];
 	const char *seccomp_text, *seccomp_source;
+	bool seccomp_builtin; /* the default policy: precompiled at build time */
 };
 
 void config_init(struct kj_config *cfg);

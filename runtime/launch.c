@@ -3,6 +3,7 @@
  * uid/gid maps, and report its setup errors as cleanly as our own. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -87,6 +88,18 @@ static int write_id_maps(pid_t pid, const struct kj_config *cfg, struct kj_err *
 	return 0;
 }
 
+extern const struct sock_filter kj_seccomp_default_bpf[];
+extern const size_t kj_seccomp_default_bpf_len;
+
+/* The built-in policy was compiled at build time; others compile now. */
+static int seccomp_prepare(const struct kj_config *cfg, struct kj_seccomp_prog **prog,
+			   struct kj_err *err)
+{
+	if (cfg->seccomp_builtin)
+		return kj_seccomp_from_bpf(kj_seccomp_default_bpf, kj_seccomp_default_bpf_len, prog, err);
+	return kj_seccomp_compile(cfg->seccomp_text, cfg->seccomp_source, prog, err);
+}
+
 static int clone_error(int e, struct kj_err *err)
 {
 	const char *fix = "check that the kernel allows unprivileged user namespaces "
@@ -142,7 +155,7 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 	if (env_build(cfg, &sb.envp, err))
 		return KJ_EXIT_SETUP;
 	kj_trace("environment built");
-	if (kj_seccomp_compile(cfg->seccomp_text, cfg->seccomp_source, &sb.seccomp, err))
+	if (seccomp_prepare(cfg, &sb.seccomp, err))
 		return KJ_EXIT_SETUP;
 	kj_trace("seccomp compiled");
 	if (stdio_plan_make(cfg, &sb.io, err))

@@ -19,13 +19,18 @@
  * Conditions on one line are ANDed; lines for the same syscall are ORed.
  * Several != on the same argument are allowed (libseccomp allows one
  * comparison per argument, so the line is expanded into ranges).
- * An ioctl request (arg1) must be compared under mask 0xffffffff.
+ * An ioctl request (arg1) must be compared under mask 0xffffffff: the
+ * kernel reads 32 bits, seccomp sees 64, so arg1==TIOCSTI would miss
+ * 0x100005412. The same holds for any int argument in a deny rule.
  * A syscall unknown to libseccomp is an error; one it knows that the
  * native architecture lacks (umount, stime on x86_64) is skipped.
  * Syscalls of any other ABI (i386 int $0x80, x32) kill the process.
  */
 #ifndef KJAIL_SECCOMP_H
 #define KJAIL_SECCOMP_H
+
+#include <stddef.h>
+#include <stdio.h>
 
 #include "error.h"
 
@@ -40,6 +45,16 @@ int kj_seccomp_compile(const char *policy_text, const char *source,
 /* Install the filter on the calling thread; the caller has already set
  * PR_SET_NO_NEW_PRIVS. No allocation: safe in a freshly forked child. */
 int kj_seccomp_load(const struct kj_seccomp_prog *prog, struct kj_err *err);
+
+/* A program from instructions compiled earlier: the built-in policy is
+ * compiled once at build time (profiles/precompile.c), so a run pays no
+ * compile cost for it. */
+int kj_seccomp_from_bpf(const void *insns, size_t len, struct kj_seccomp_prog **out,
+			struct kj_err *err);
+
+/* Write prog as C source defining `const struct sock_filter NAME[]` and
+ * `const size_t NAME_len` (used by the build). */
+int kj_seccomp_write_c(const struct kj_seccomp_prog *prog, const char *name, FILE *out);
 
 /* Number of BPF instructions (for reports and tests). */
 unsigned int kj_seccomp_prog_len(const struct kj_seccomp_prog *prog);
