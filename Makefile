@@ -29,7 +29,7 @@ POLICIES  := $(wildcard profiles/*.policy profiles/*.profile)
 # Packages each entry point needs (Debian/Ubuntu names).
 BUILD_DEPS := build-essential pkg-config libcap-dev libseccomp-dev \
               libnl-3-dev libnl-route-3-dev
-TEST_DEPS  := $(BUILD_DEPS) git util-linux procps iproute2 python3 perl
+TEST_DEPS  := $(BUILD_DEPS) git util-linux procps iproute2 python3 perl busybox-static
 BENCH_DEPS := $(BUILD_DEPS) bubblewrap hyperfine util-linux time python3
 VM_DEPS    := $(BUILD_DEPS) qemu-system-x86 busybox-static cpio
 

@@ -157,4 +157,29 @@ kj exec --ro "$T/rodir:$WS/link/kjail-planted" -- true
 expect_rc symlink_dest_to_readonly_root_refused 125
 rm -f "$WS/link"
 
+# --root DIR: a root file system directory instead of the host's /, also
+# read-only with every submount, and nothing of the host's files inside.
+R=$(mktemp -d /var/tmp/kjail-root.XXXXXX)
+mkdir -p "$R/bin" "$R/proc" "$R/dev" "$R/tmp" "$R/run" "$R/sys" "$R/etc" "$R/data"
+cp "$(command -v busybox)" "$R/bin/busybox"
+for a in sh ls cat touch echo id true; do ln -s busybox "$R/bin/$a"; done
+echo rootfs > "$R/etc/marker"
+chmod -R a+rX "$R"
+mount -t tmpfs -o size=1m tmpfs "$R/data" && chmod 1777 "$R/data"
+kj exec --root "$R" --workspace "$WS:/tmp/work" -- /bin/sh -c 'cat /etc/marker; ls /etc; touch /etc/x 2>&1; touch /data/x 2>&1; pwd'
+like "$out" "^rootfs" root_option_uses_rootfs
+unlike "$out" "passwd|hostname" root_option_hides_host_files
+is "$(printf '%s\n' "$out" | grep -c 'Read-only file system')" 2 root_option_readonly_with_submounts
+like "$out" "/tmp/work$" root_option_workspace_at_dest
+WS2=$(mktemp -d /var/tmp/kjail-ws.XXXXXX)
+chmod 777 "$WS2"
+kj exec --root "$R" --workspace "$WS2" -- /bin/true
+expect_rc root_option_missing_workspace_dest_refused 125
+like "$err" "kjail: workspace: create mount point $WS2: Read-only file system" root_option_missing_dest_message
+rmdir "$WS2"
+umount "$R/data"
+rm -rf "$R"
+kj exec --root /nonexistent -- true
+expect_rc root_option_missing_dir_refused 125
+
 done_testing
