@@ -22,38 +22,47 @@
 
 #define RO_ATTRS (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 
+/* Create dest (and missing parents) in the new root: this works only on
+ * kjail's own tmpfs mounts (/tmp, /run); the read-only root says EROFS. */
+static int mountpoint_create(int rootfd, const char *dest, int is_dir)
+{
+	char parent[PATH_MAX];
+	const char *name = strrchr(dest, '/');
+	int pfd, rc;
+
+	if (!name || (size_t)(name - dest) >= sizeof(parent))
+		return -ENAMETOOLONG;
+	memcpy(parent, dest, (size_t)(name - dest));
+	parent[name - dest] = '\0';
+	pfd = path_open_in_root(rootfd, parent[0] ? parent : "/", 0);
+	if (pfd == -ENOENT) {
+		if ((rc = mountpoint_create(rootfd, parent, 1)))
+			return rc;
+		pfd = path_open_in_root(rootfd, parent, 0);
+	}
+	if (pfd < 0)
+		return pfd;
+	rc = is_dir ? mkdirat(pfd, name + 1, 0755) : mknodat(pfd, name + 1, S_IFREG | 0644, 0);
+	rc = rc < 0 && errno != EEXIST ? -errno : 0;
+	close(pfd);
+	return rc;
+}
+
 int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what,
 		    struct kj_err *err)
 {
-	char parent[PATH_MAX];
-	const char *name;
-	int fd, pfd;
-
 	/* Errors name the bind ("workspace", "ro", "rw") or the mount. */
 	const char *part = what[0] == '/' ? "mount" : what;
+	int fd, rc;
 
 	fd = path_open_in_root(rootfd, dest, 0);
-	if (fd != -ENOENT)
-		return fd < 0 ? kj_fail(err, part, -fd, NULL, "open %s", dest) : fd;
-	/* Missing: create it, which works only on kjail's own tmpfs mounts
-	 * (/tmp, /run); the read-only root refuses with EROFS. */
-	name = strrchr(dest, '/');
-	if (!name || name == dest || (size_t)(name - dest) >= sizeof(parent)) {
-		snprintf(parent, sizeof(parent), "/");
-	} else {
-		memcpy(parent, dest, (size_t)(name - dest));
-		parent[name - dest] = '\0';
+	if (fd == -ENOENT) {
+		if ((rc = mountpoint_create(rootfd, dest, is_dir)))
+			return kj_fail(err, part, -rc,
+				       rc == -EROFS ? "choose a DEST that exists in the root, or one under /tmp or /run" : NULL,
+				       "create mount point %s", dest);
+		fd = path_open_in_root(rootfd, dest, 0);
 	}
-	pfd = mountpoint_open(rootfd, parent, 1, what, err);
-	if (pfd < 0)
-		return pfd;
-	fd = is_dir ? mkdirat(pfd, name + 1, 0755) : mknodat(pfd, name + 1, S_IFREG | 0644, 0);
-	close(pfd);
-	if (fd < 0 && errno != EEXIST)
-		return kj_fail(err, part, errno,
-			       errno == EROFS ? "choose a DEST that exists in the root, or one under /tmp or /run" : NULL,
-			       "create mount point %s", dest);
-	fd = path_open_in_root(rootfd, dest, 0);
 	return fd < 0 ? kj_fail(err, part, -fd, NULL, "open %s", dest) : fd;
 }
 
@@ -108,6 +117,27 @@ static int sys_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err
 			   RO_ATTRS | MOUNT_ATTR_NOEXEC, err);
 }
 
+/* The sandbox's own cgroup, read-only: a fresh cgroup2 mount shows the
+ * root of its cgroup namespace, which is its leaf, so it can read its
+ * limits and usage but neither raise them nor see other cgroups. */
+static int cgroup_mount(int rootfd, const struct kj_config *cfg, bool cgroupfs,
+			struct kj_err *err)
+{
+	struct kj_err ignored;
+
+	if (!cgroupfs)
+		return 0;
+	/* --net host keeps the host's /sys (read-only): cover its cgroup
+	 * mount if we can, else leave the read-only host view. */
+	if (cfg->net == KJ_NET_HOST) {
+		(void)fresh_mount(rootfd, "/sys/fs/cgroup", "cgroup2", NULL,
+				  RO_ATTRS | MOUNT_ATTR_NOEXEC, &ignored);
+		return 0;
+	}
+	return fresh_mount(rootfd, "/sys/fs/cgroup", "cgroup2", NULL, RO_ATTRS | MOUNT_ATTR_NOEXEC,
+			   err);
+}
+
 static int pivot(int rootfd, struct kj_err *err)
 {
 	/* pivot_root(".", "."): the host's tree ends up stacked under the
@@ -123,7 +153,7 @@ static int pivot(int rootfd, struct kj_err *err)
 	return 0;
 }
 
-int rootfs_build(const struct kj_config *cfg, struct kj_err *err)
+int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct kj_err *err)
 {
 	char tmp_opts[64];
 	int rootfd, rc = -EINVAL, bind_fds[KJ_MAX_BINDS + 1];
@@ -159,7 +189,7 @@ int rootfs_build(const struct kj_config *cfg, struct kj_err *err)
 	snprintf(tmp_opts, sizeof(tmp_opts), "mode=1777,size=%llu",
 		 (unsigned long long)cfg->tmp_size);
 	if ((rc = proc_mount(rootfd, cfg, err)) || (rc = dev_mount(rootfd, err)) ||
-	    (rc = sys_mount(rootfd, cfg, err)) ||
+	    (rc = sys_mount(rootfd, cfg, err)) || (rc = cgroup_mount(rootfd, cfg, cgroupfs, err)) ||
 	    (rc = fresh_mount(rootfd, "/tmp", "tmpfs", tmp_opts,
 			      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err)) ||
 	    (rc = fresh_mount(rootfd, "/run", "tmpfs", "mode=0755,size=16m",
