@@ -164,10 +164,15 @@ void sandbox_child(struct sandbox *sb)
 
 	close(sb->chan[0]);
 	close(sb->ctl[1]);
+	/* The leaf's fd is a handle on the host's writable cgroup tree: a
+	 * sandbox that got hold of it could raise its own limits or reach
+	 * other cgroups. The parent keeps its copy. */
+	if (cgroup_fd(sb->cg) >= 0)
+		close(cgroup_fd(sb->cg));
 	if (wait_for_parent(sb, &err))
 		child_die(sb, &err);
 	kj_trace("child: maps written");
-	if (set_hostname(&err) || rootfs_build(sb->cfg, &err))
+	if (set_hostname(&err) || rootfs_build(sb->cfg, sb->cg != NULL, &err))
 		child_die(sb, &err);
 	kj_trace("child: root filesystem built");
 	if (network(sb, &err))
@@ -175,6 +180,11 @@ void sandbox_child(struct sandbox *sb)
 	kj_trace("child: network up");
 	if (open_pty(sb, &slave, &err) || caps_drop_all(sb->cfg, &err))
 		child_die(sb, &err);
+	/* A uid change (--user) clears the parent-death signal: set it again,
+	 * or kill -9 of kjail would leave this sandbox running. (init also
+	 * exits when its control pipe from kjail closes.) */
+	if (sb->cfg->user_set && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "set the parent-death signal"), &err));
 	kj_trace("child: privileges dropped");
 	/* Not dumpable: nothing in the sandbox may ptrace its init or read
 	 * its memory and fds (the parent's channels). */
