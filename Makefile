@@ -83,6 +83,7 @@ test: deps-test
 
 test-vm: deps-vm
 	@$(MAKE) --no-print-directory all
+	@sh tests/probes/build.sh $(BUILD)/tests
 	@sh tests/vm/run.sh $(BUILD)/kjail
 
 bench: deps-bench

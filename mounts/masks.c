@@ -17,10 +17,24 @@ const char *const credential_paths[] = {
 	".ssh",	       ".gnupg",	      ".aws",		   ".azure",
 	".config/gcloud", ".kube",	      ".docker/config.json", ".netrc",
 	".git-credentials", ".config/gh",     ".npmrc",		   ".pypirc",
-	".cargo/credentials", ".cargo/credentials.toml", NULL,
+	".cargo/credentials", ".cargo/credentials.toml",
+	/* kjail's own settings, profiles and --env-file vaults: a sandbox
+	 * reads none of them (they may hold tokens for other sandboxes). */
+	".config/kjail", NULL,
 };
 
-static int mask_one(int rootfd, const char *path, int emptyfd, int nullfd, struct kj_err *err)
+/* A fresh detached mount to hide something with: an empty read-only
+ * tmpfs for a directory, a clone of the host's verified /dev/null for a
+ * file. Fresh each time: Linux before 6.x cannot clone a detached clone. */
+int mask_source(int is_dir, struct kj_err *err)
+{
+	if (!is_dir)
+		return devnull_clone(err);
+	return fs_new("tmpfs", "mode=0000,size=4k,nr_inodes=1",
+		      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+}
+
+static int mask_one(int rootfd, const char *path, struct kj_err *err)
 {
 	struct stat st;
 	int fd, mfd, rc;
@@ -38,7 +52,7 @@ static int mask_one(int rootfd, const char *path, int emptyfd, int nullfd, struc
 		close(fd);
 		return kj_fail(err, "mask", errno, NULL, "stat %s", path);
 	}
-	mfd = tree_clone(S_ISDIR(st.st_mode) ? emptyfd : nullfd, path, 0, 0, 0, err);
+	mfd = mask_source(S_ISDIR(st.st_mode), err);
 	rc = mfd < 0 ? mfd : tree_attach(mfd, fd, path, err);
 	if (mfd >= 0)
 		close(mfd);
@@ -46,7 +60,7 @@ static int mask_one(int rootfd, const char *path, int emptyfd, int nullfd, struc
 	return rc;
 }
 
-static int mask_home(int rootfd, const char *home, int emptyfd, int nullfd, struct kj_err *err)
+static int mask_home(int rootfd, const char *home, struct kj_err *err)
 {
 	char path[PATH_MAX];
 	int rc = 0;
@@ -54,30 +68,18 @@ static int mask_home(int rootfd, const char *home, int emptyfd, int nullfd, stru
 	for (int i = 0; !rc && credential_paths[i]; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", home, credential_paths[i]) >= sizeof(path))
 			return kj_fail(err, "mask", ENAMETOOLONG, NULL, "%s", home);
-		rc = mask_one(rootfd, path, emptyfd, nullfd, err);
+		rc = mask_one(rootfd, path, err);
 	}
 	return rc;
 }
 
 int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 {
-	int emptyfd, nullfd, rc = 0;
+	int rc = 0;
 
-	/* An empty directory nobody can write to or read from. */
-	emptyfd = fs_new("tmpfs", "mode=0000,size=4k,nr_inodes=1",
-			 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
-	if (emptyfd < 0)
-		return emptyfd;
-	nullfd = devnull_clone(err);
-	if (nullfd < 0) {
-		close(emptyfd);
-		return nullfd;
-	}
 	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
-		rc = mask_home(rootfd, cfg->homes[i], emptyfd, nullfd, err);
+		rc = mask_home(rootfd, cfg->homes[i], err);
 	for (size_t i = 0; !rc && i < cfg->nmasks; i++)
-		rc = mask_one(rootfd, cfg->masks[i], emptyfd, nullfd, err);
-	close(nullfd);
-	close(emptyfd);
+		rc = mask_one(rootfd, cfg->masks[i], err);
 	return rc;
 }

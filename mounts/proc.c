@@ -36,7 +36,7 @@ static int bind_readonly(int procfd, const char *name, struct kj_err *err)
 	return rc;
 }
 
-static int mask_file(int procfd, int nullfd, const char *name, struct kj_err *err)
+static int mask_file(int procfd, const char *name, struct kj_err *err)
 {
 	int fd = path_open(procfd, name, O_NOFOLLOW, RESOLVE_BENEATH_FLAGS), mfd, rc;
 
@@ -44,7 +44,7 @@ static int mask_file(int procfd, int nullfd, const char *name, struct kj_err *er
 		return 0;
 	if (fd < 0)
 		return kj_fail(err, "mount", -fd, NULL, "open /proc/%s", name);
-	mfd = tree_clone(nullfd, "/dev/null", 0, 0, 0, err);
+	mfd = mask_source(0, err);
 	rc = mfd < 0 ? mfd : tree_attach(mfd, fd, name, err);
 	if (mfd >= 0)
 		close(mfd);
@@ -54,7 +54,7 @@ static int mask_file(int procfd, int nullfd, const char *name, struct kj_err *er
 
 int proc_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 {
-	int tfd, mfd, nullfd, rc;
+	int tfd, mfd, rc;
 
 	(void)cfg;
 	tfd = mountpoint_open(rootfd, "/proc", 1, "/proc", err);
@@ -71,17 +71,11 @@ int proc_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 		close(mfd);
 		return rc;
 	}
-	nullfd = devnull_clone(err);
-	if (nullfd < 0) {
-		close(mfd);
-		return nullfd;
-	}
 	/* mfd still names the new proc mount: work beneath it. */
 	for (int i = 0; !rc && proc_readonly[i]; i++)
 		rc = bind_readonly(mfd, proc_readonly[i], err);
 	for (int i = 0; !rc && proc_masked_files[i]; i++)
-		rc = mask_file(mfd, nullfd, proc_masked_files[i], err);
-	close(nullfd);
+		rc = mask_file(mfd, proc_masked_files[i], err);
 	close(mfd);
 	return rc;
 }

@@ -2,12 +2,16 @@
 #ifndef KJAIL_ROOTFS_H
 #define KJAIL_ROOTFS_H
 
+#include <stdbool.h>
+
 #include "runtime/config.h"
 #include "runtime/error.h"
 
 /* Build the tree and pivot_root into it. Runs in the setup child, inside
- * the new user, mount and pid namespaces, before privileges are dropped. */
-int rootfs_build(const struct kj_config *cfg, struct kj_err *err);
+ * the new user, mount and pid namespaces, before privileges are dropped.
+ * cgroupfs: the sandbox has a cgroup of its own (the root of its cgroup
+ * namespace), shown read-only at /sys/fs/cgroup. */
+int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct kj_err *err);
 
 /* Pieces of the recipe, each in its own file. rootfd is the new root. */
 int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what,
@@ -27,5 +31,8 @@ int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err);
  * (runc CVE-2025-31133: a /dev/null swapped for a symlink or another file
  * turned "masking" into a bind of something else). */
 int devnull_clone(struct kj_err *err);
+
+/* A fresh mount to mask with: empty read-only directory, or /dev/null. */
+int mask_source(int is_dir, struct kj_err *err);
 
 #endif

@@ -18,6 +18,7 @@ struct sandbox {
 	const struct kj_config *cfg;
 	char **envp;
 	struct kj_seccomp_prog *seccomp;
+	int landlock_abi; /* 0: no Landlock for this run (landlock_plan) */
 	struct stdio_plan io;
 	int chan[2]; /* socketpair: [0] parent, [1] setup child */
 	int ctl[2];  /* pipe parent -> init: [0] init reads, [1] parent writes */
@@ -35,6 +36,9 @@ __attribute__((noreturn)) void sandbox_child(struct sandbox *sb);
 
 /* Init (pid 1): reap, forward, exit with COMMAND's status. Never returns. */
 __attribute__((noreturn)) void init_run(int ctl, pid_t command);
+
+/* Parent: block the signals the supervisor forwards (before clone). */
+void supervise_block_signals(void);
 
 /* Parent: relay, time out, forward signals; returns the exit status. */
 int supervise(struct sandbox *sb);

@@ -31,6 +31,24 @@ static void tell_init(struct sandbox *sb, char target, int sig)
 	(void)!write(sb->ctl[1], msg, sizeof(msg));
 }
 
+static void forwarded_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+	sigaddset(set, SIGWINCH);
+}
+
+void supervise_block_signals(void)
+{
+	sigset_t set;
+
+	forwarded_signals(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 int supervise(struct sandbox *sb)
 {
 	const struct kj_config *cfg = sb->cfg;
@@ -40,12 +58,7 @@ int supervise(struct sandbox *sb)
 	bool exited = false, killing = false;
 	int sfd, tfd = -1, rc;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
-	sigaddset(&set, SIGWINCH);
+	forwarded_signals(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN); /* a closed reader must not kill kjail */
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);

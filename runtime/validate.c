@@ -48,7 +48,7 @@ int parse_size(const char *opt, const char *s, uint64_t *out, struct kj_err *err
 				goto bad;
 		}
 		if (v > UINT64_MAX / mul)
-			return kj_fail(err, "option", ERANGE, NULL, "--%s %s", opt, s);
+			return kj_fail(err, "option", ERANGE, "the largest size is 16E", "--%s %s", opt, s);
 		*out = v * mul;
 		return 0;
 	}
@@ -92,7 +92,7 @@ int parse_duration(const char *opt, const char *s, uint64_t *ms, struct kj_err *
 		f = f * mul / 1000;
 	}
 	if (w > (UINT64_MAX - f) / mul / 2)
-		return kj_fail(err, "option", ERANGE, NULL, "--%s %s", opt, s);
+		return kj_fail(err, "option", ERANGE, "give a shorter duration", "--%s %s", opt, s);
 	*ms = w * mul + f;
 	return 0;
 bad:

@@ -1,0 +1,181 @@
+#!/bin/bash
+# Bad input: every bad option or argument is refused before anything runs,
+# with exit status 125 and exactly one line on stderr of the form
+#   kjail: <part>: <what is wrong> (<what to do>)
+# and nothing changes on the host.
+. "$(dirname "$0")/../lib.sh"
+
+# Every refused run is given this command: if kjail ran it anyway, the
+# marker file would appear in the workspace.
+RAN=$WS/command-ran
+
+snapshot() { (cd "$T" && find . -path ./.out.\* -prune -o -path ./.err.\* -prune -o -print | sort); }
+
+# refused NAME REGEX KJAIL-ARGS...: kjail refuses with 125, one line on
+# stderr in the house format (with a hint in parentheses) that matches
+# REGEX, nothing on stdout, the command never runs, and nothing under $T
+# (workspace included) appears or disappears.
+refused() {
+	local name=$1 re=$2 before after why=
+	shift 2
+	before=$(snapshot)
+	kj "$@"
+	after=$(snapshot)
+	[ "$rc" = 125 ] || why="${why}exit status $rc, expected 125
+"
+	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || why="${why}stderr is not one line
+"
+	printf '%s' "$err" | grep -Eq '^kjail: [a-z][a-z-]*: .+ \([^()]+\)$' ||
+		why="${why}stderr is not 'kjail: <part>: <message> (<hint>)'
+"
+	printf '%s' "$err" | grep -Eq -- "$re" || why="${why}stderr does not match: $re
+"
+	[ -z "$out" ] || why="${why}stdout is not empty
+"
+	[ ! -e "$RAN" ] || why="${why}the command ran
+"
+	[ "$before" = "$after" ] || why="${why}files under \$T changed:
+$(diff <(echo "$before") <(echo "$after"))
+"
+	rm -f "$RAN"
+	if [ -z "$why" ]; then
+		_report 0 "$name"
+	else
+		_report 1 "$name" "${why}stderr: $err
+stdout: $out"
+	fi
+}
+
+run_marker=(touch "$RAN")
+
+# ------------------------------------------------------------- the parser
+
+refused unknown_option_refused '^kjail: option: unknown option --bogus' \
+	exec --bogus -- "${run_marker[@]}"
+refused unknown_short_option_refused '^kjail: option: unknown option -x' \
+	exec -x -- "${run_marker[@]}"
+refused option_missing_its_value_refused '^kjail: option: --timeout needs a value' \
+	exec --timeout
+refused flag_given_a_value_refused '^kjail: option: --tty takes no value' \
+	exec --tty=yes -- "${run_marker[@]}"
+
+refused timeout_abc_refused "^kjail: option: --timeout: invalid duration 'abc'" \
+	exec --timeout abc -- "${run_marker[@]}"
+refused timeout_negative_refused "^kjail: option: --timeout: invalid duration '-1'" \
+	exec --timeout -1 -- "${run_marker[@]}"
+refused timeout_below_millisecond_precision_refused "invalid duration '1.2345s'" \
+	exec --timeout 1.2345s -- "${run_marker[@]}"
+refused timeout_equals_form_checked_too "invalid duration 'abc'" \
+	exec --timeout=abc -- "${run_marker[@]}"
+refused timeout_unknown_unit_refused "invalid duration '5d'" \
+	exec --timeout 5d -- "${run_marker[@]}"
+refused timeout_overflow_refused '^kjail: option: --timeout' \
+	exec --timeout 99999999999999999999 -- "${run_marker[@]}"
+refused timeout_overflow_with_unit_refused '^kjail: option: --timeout' \
+	exec --timeout 9999999999999999h -- "${run_marker[@]}"
+refused kill_grace_abc_refused "^kjail: option: --kill-grace: invalid duration 'abc'" \
+	exec --kill-grace abc -- "${run_marker[@]}"
+
+refused output_limit_bad_suffix_refused "^kjail: option: --output-limit: invalid size '10X'" \
+	exec --output-limit 10X -- "${run_marker[@]}"
+refused output_limit_overflow_refused '^kjail: option: --output-limit' \
+	exec --output-limit 20000000T -- "${run_marker[@]}"
+refused tmp_size_zero_refused '^kjail: option: --tmp-size: 0 is too small' \
+	exec --tmp-size 0 -- "${run_marker[@]}"
+
+refused net_bogus_refused "^kjail: option: --net: invalid value 'bogus' .*none, host" \
+	exec --net bogus -- "${run_marker[@]}"
+kj exec --net NONE -- sh -c 'echo accepted'
+is "$rc:$out" "0:accepted" net_value_is_case_insensitive
+
+refused setenv_without_equals_refused "^kjail: option: --setenv: 'NOEQUALS' has no '='" \
+	exec --setenv NOEQUALS -- "${run_marker[@]}"
+refused setenv_name_starting_with_digit_refused "invalid variable name '1BAD'" \
+	exec --setenv 1BAD=x -- "${run_marker[@]}"
+refused env_name_with_dash_refused "^kjail: option: --env: invalid variable name 'BAD-NAME'" \
+	exec --env BAD-NAME -- "${run_marker[@]}"
+
+# ----------------------------------------------------------------- --user
+
+if [ "$KJ_AS" = user ]; then
+	refused user_option_needs_root '^kjail: option: --user needs root' \
+		exec --user 0 -- "${run_marker[@]}"
+	skip user_option_runs_command_as_nobody "only root may use --user"
+else
+	kj exec --user nobody -- id -u
+	is "$rc:$out" "0:65534" user_option_runs_command_as_nobody
+fi
+refused user_unknown_name_refused "^kjail: option: --user: no such user 'kjail-nosuchuser'" \
+	exec --user kjail-nosuchuser -- "${run_marker[@]}"
+refused user_minus_one_refused '^kjail: option: --user' \
+	exec --user 4294967295 -- "${run_marker[@]}"
+
+# ------------------------------------------------------------ file system
+
+refused workspace_nonexistent_refused '^kjail: workspace: /nonexistent-kjail' \
+	exec --workspace /nonexistent-kjail -- "${run_marker[@]}"
+ok workspace_nonexistent_not_created test ! -e /nonexistent-kjail
+
+# Refused for what it is (the host's whole root), not for its spelling.
+refused workspace_root_refused '^kjail: workspace: .*(whole host root|cannot bind onto / )' \
+	exec --workspace / -- "${run_marker[@]}"
+
+touch "$WS/plainfile"
+chown "$KJ_UID" "$WS/plainfile"
+refused workspace_regular_file_refused '^kjail: workspace: .*plainfile: Not a directory' \
+	exec --workspace "$WS/plainfile" -- "${run_marker[@]}"
+
+# The caller's home (from the user database) holds its credential stores.
+home=$(getent passwd "$KJ_UID" | cut -d: -f6)
+if [ -n "$home" ] && [ -d "$home" ] && [ "$home" != / ]; then
+	refused workspace_caller_home_refused '^kjail: workspace: .*home directory' \
+		exec --workspace "$home" -- "${run_marker[@]}"
+	refused ro_bind_of_caller_home_refused '^kjail: ro: .*home directory' \
+		exec --ro "$home" -- "${run_marker[@]}"
+else
+	skip workspace_caller_home_refused "the caller's home '$home' does not exist"
+	skip ro_bind_of_caller_home_refused "the caller's home '$home' does not exist"
+fi
+
+refused ro_nonexistent_refused '^kjail: ro: /nonexistent-kjail' \
+	exec --ro /nonexistent-kjail -- "${run_marker[@]}"
+ok ro_nonexistent_not_created test ! -e /nonexistent-kjail
+refused ro_relative_destination_refused "^kjail: ro: destination 'relative' is not absolute" \
+	exec --ro "$WS:relative" -- "${run_marker[@]}"
+refused ro_destination_with_dotdot_refused "^kjail: ro: destination '/opt/../etc' is not a plain path" \
+	exec --ro "$WS:/opt/../etc" -- "${run_marker[@]}"
+refused rw_etc_refused '^kjail: rw: /etc may not be writable' \
+	exec --rw /etc -- "${run_marker[@]}"
+refused rw_inside_etc_refused '^kjail: rw: /etc/default may not be writable' \
+	exec --rw /etc/default -- "${run_marker[@]}"
+refused rw_root_refused '^kjail: rw: .*(whole host root|cannot bind onto / )' \
+	exec --rw / -- "${run_marker[@]}"
+refused rw_onto_proc_refused '^kjail: rw: cannot bind onto /proc' \
+	exec --rw "$WS:/proc/x" -- "${run_marker[@]}"
+refused mask_relative_refused "^kjail: mask: 'relative' is not absolute" \
+	exec --mask relative -- "${run_marker[@]}"
+
+# -------------------------------------------------- commands, subcommands
+
+refused missing_command_refused '^kjail: option: no COMMAND given' exec
+refused missing_command_after_options_refused '^kjail: option: no COMMAND given' \
+	exec --timeout 1s --
+refused unknown_subcommand_refused "^kjail: option: unknown command 'bogus'" bogus
+
+kj
+is "$rc:$out" "125:" no_subcommand_exits_125
+like "$err" '^usage: kjail exec' no_subcommand_prints_usage_on_stderr
+
+kj exec --help
+is "$rc" 0 exec_help_exits_0
+like "$out" '^usage: kjail exec \[OPTIONS\] \[--\] COMMAND' exec_help_prints_usage
+like "$out" '--timeout DURATION' exec_help_lists_options
+is "$err" "" exec_help_prints_nothing_on_stderr
+
+# A missing COMMAND is not a bad option: the shell's 127, not kjail's 125.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin kj exec -- kjail-no-such-command-xyz
+is "$rc" 127 missing_command_exits_127_not_125
+kj exec -- sh -c 'exit 125'
+is "$rc:$err" "125:" command_own_125_passed_through_silently
+
+done_testing

@@ -1,0 +1,294 @@
+#!/bin/bash
+# Terminal handling: the sandbox's own pty, job control, the caller's
+# terminal settings, TIOCSTI, --tty/--no-tty and the window size.
+#
+# A small python harness (pty.py below) owns a pseudo-terminal, runs a
+# shell command as its session leader with that terminal as controlling
+# terminal, types keys when patterns appear, and prints everything the
+# terminal showed. The shell runs kjail through $KJC (kjail exec as the
+# caller, with the suite's common options).
+. "$(dirname "$0")/../lib.sh"
+
+PY=/usr/bin/python3
+if ! [ -x "$PY" ]; then
+	skip tty_suite "no /usr/bin/python3 to own a pseudo-terminal"
+	done_testing
+	exit
+fi
+
+cat >"$T/pty.py" <<'EOF'
+"""pty.py [--size ROWS COLS] [--timeout S] [--step PATTERN DELAY KEYS]... -- CMD
+
+Run `bash -c CMD` on a new pseudo-terminal (its controlling terminal) and
+print everything the terminal shows. Each step waits until PATTERN has
+appeared in the output since the previous step (an empty PATTERN does not
+wait), sleeps DELAY seconds, then types KEYS (backslash escapes allowed) or,
+for KEYS "resize:RxC", changes the window size. Exits with CMD's status;
+99 and a "pty.py: ..." line when a step or the whole run times out."""
+import codecs, fcntl, os, select, signal, struct, sys, termios, time
+
+args = sys.argv[1:]
+rows, cols, timeout, steps = 24, 80, 30.0, []
+while args and args[0] != "--":
+    if args[0] == "--size":
+        rows, cols, args = int(args[1]), int(args[2]), args[3:]
+    elif args[0] == "--timeout":
+        timeout, args = float(args[1]), args[2:]
+    elif args[0] == "--step":
+        steps.append((args[1], float(args[2]), args[3]))
+        args = args[4:]
+    else:
+        sys.exit("pty.py: bad argument " + args[0])
+cmd = args[1]
+
+# A second terminal on the host's devpts, kept open for the whole run: if
+# the sandbox saw the host's devpts it would see more than its own pty.
+spare = os.openpty()
+master, slave = os.openpty()
+fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+pid = os.fork()
+if pid == 0:
+    # The terminal's owner gives its shell default signal dispositions, as
+    # a login would: a harness started in the background (SIGINT ignored)
+    # or by python (SIGPIPE ignored) must not pass that on to kjail.
+    for sig in signal.valid_signals():
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    os.setsid()
+    fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+    for fd in (0, 1, 2):
+        os.dup2(slave, fd)
+    os.closerange(3, 1024)
+    os.execv("/bin/bash", ["bash", "-c", cmd])
+os.close(slave)
+
+out = b""
+mark = 0
+deadline = time.monotonic() + timeout
+failed = None
+
+
+def pump(wait):
+    global out
+    r, _, _ = select.select([master], [], [], wait)
+    if not r:
+        return True
+    try:
+        data = os.read(master, 65536)
+    except OSError:
+        return False
+    if not data:
+        return False
+    out += data
+    return True
+
+
+alive = True
+for pattern, delay, keys in steps:
+    pat = pattern.encode()
+    while alive and pat not in out[mark:] and time.monotonic() < deadline:
+        alive = pump(0.05)
+    if pat not in out[mark:]:
+        failed = "step waiting for %r never saw it" % pattern
+        break
+    end = time.monotonic() + delay
+    while alive and time.monotonic() < end:
+        alive = pump(0.02)
+    mark = len(out)
+    if keys.startswith("resize:"):
+        r, c = keys[7:].split("x")
+        fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", int(r), int(c), 0, 0))
+    else:
+        os.write(master, codecs.decode(keys, "unicode_escape").encode("latin-1"))
+while not failed and alive:
+    if time.monotonic() > deadline:
+        failed = "timed out after %gs" % timeout
+        break
+    alive = pump(0.05)
+if failed:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+_, st = os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+sys.stdout.flush()
+if failed:
+    sys.stderr.write("pty.py: %s\n" % failed)
+    sys.exit(99)
+sys.exit(os.waitstatus_to_exitcode(st) if os.WIFEXITED(st) else 98)
+EOF
+
+# $KJC: kjail exec as the caller, usable from the harness's shell.
+if [ "$KJ_AS" = user ]; then
+	printf '#!/bin/sh\nexec setpriv --reuid=%s --regid=%s --clear-groups --reset-env -- env PATH="%s" HOME="%s" TERM=xterm "%s" exec %s "$@"\n' \
+		"$KJ_USER" "$KJ_GID" "$PATH" "${KJ_HOME:-/nonexistent}" "$KJAIL" "${KJ_EXEC_ARGS:-}" >"$T/kjc"
+else
+	printf '#!/bin/sh\nexec env TERM=xterm "%s" exec %s "$@"\n' "$KJAIL" "${KJ_EXEC_ARGS:-}" >"$T/kjc"
+fi
+chmod 0755 "$T/kjc"
+KJC=$T/kjc
+
+# onpty [pty.py options] -- CMD: run CMD under the harness; sets $out (the
+# terminal's output, carriage returns removed), $err and $rc.
+onpty() {
+	"$PY" "$T/pty.py" "$@" >"$T/pty.out" 2>"$T/pty.err"
+	rc=$?
+	out=$(tr -d '\r' <"$T/pty.out")
+	err=$(cat "$T/pty.err")
+}
+
+# line_of TAG: what follows the last TAG on the first line of $out holding
+# TAG (the terminal may put echoed keys such as ^C before it). Commands
+# typed into a shell spell their tags split ("R""C=") so that the echo of
+# the typed line does not count.
+line_of() { printf '%s\n' "$out" | sed -n "s/^.*$1//p" | head -n 1; }
+
+# ------------------------------------------------- the sandbox's terminal
+
+onpty -- 'echo "OUTER=$(tty)"; '"$KJC"' -- sh -c '\''
+	echo "TTY=$(tty)"
+	test -t 0 && echo "STDIN=tty"
+	test -t 1 && echo "STDOUT=tty"
+	echo "PTS=$(ls /dev/pts | tr "\n" " ")"'\'
+like "$(line_of OUTER=)" '^/dev/pts/[1-9][0-9]*$' tty_fixture_outer_terminal_is_not_pts_0
+is "$(line_of TTY=)" /dev/pts/0 command_sees_sandbox_pts_0_as_its_terminal
+is "$(line_of STDIN=)" tty command_stdin_is_a_terminal
+is "$(line_of STDOUT=)" tty command_stdout_is_a_terminal
+# The host has at least two ptys open right now (the harness's and its spare).
+is "$(line_of PTS=)" "0 ptmx " sandbox_devpts_holds_only_its_own_pty
+
+onpty -- "$KJC"' -- sh -c '\''ps -o tty= -p $$; ps -o stat= -p $$'\'
+like "$(printf '%s\n' "$out" | head -n 1)" '^pts/0 *$' command_has_sandbox_pty_as_controlling_terminal
+
+onpty -- "$KJC"' -- sh -c '\''echo out; echo err >&2; exit 6'\''; echo "RC=$?"'
+is "$(line_of RC=)" 6 pty_mode_keeps_exit_status
+like "$out" $'out\nerr' pty_mode_shows_stdout_and_stderr
+
+# ------------------------------------------------------------ job control
+
+# ^Z stops the foreground job, fg brings it back to the foreground, ^C
+# interrupts it: only possible if the sandbox's pty is bash's controlling
+# terminal and the line discipline signals the foreground process group.
+onpty --timeout 30 \
+	--step 'kjp> ' 0 'echo "FL""AGS=$-"; echo ST""ARTED; sleep 30\n' \
+	--step 'STARTED' 0.5 '\x1a' \
+	--step 'Stopped' 0.3 'jobs -l; fg\n' \
+	--step 'sleep 30' 0.5 '\x03' \
+	--step 'kjp> ' 0 'echo "R""C=$?"\n' \
+	--step 'RC=' 0.2 'exit\n' \
+	-- "$KJC --setenv PS1='kjp> ' -- bash --norc --noprofile -i"
+is "$rc" 0 job_control_session_completes
+like "$(line_of FLAGS=)" m interactive_bash_has_job_control_enabled
+like "$out" 'Stopped +sleep 30' ctrl_z_stops_foreground_job
+is "$(line_of RC=)" 130 fg_resumes_job_in_foreground_and_ctrl_c_interrupts_it
+unlike "$out" 'no job control|cannot set terminal process group' bash_reports_no_job_control_problem
+
+# ^C typed on the caller's terminal reaches the command (through the pty).
+onpty --timeout 20 \
+	--step 'READY' 0.3 '\x03' \
+	-- "$KJC"' -- sh -c '\''trap "echo CAUGHT-INT; exit 9" INT; echo READY; while :; do sleep 0.1; done'\''; echo "RC=$?"'
+is "$(line_of RC=):$(line_of CAUGHT-)" 9:INT ctrl_c_typed_reaches_command
+
+# ------------------------------------------ the caller's terminal settings
+
+# stty_restored NAME KJAIL-ARGS: settings before and after kjail are equal.
+stty_restored() {
+	local name=$1
+	shift
+	onpty -- 'echo "BEFORE=$(stty -g)"; '"$KJC $*"'; echo "AFTER=$(stty -g)"'
+	local b a
+	b=$(line_of BEFORE=)
+	a=$(line_of AFTER=)
+	if [ -n "$b" ] && [ "$b" = "$a" ]; then
+		_report 0 "$name"
+	else
+		_report 1 "$name" "before: $b
+after:  $a
+output: $out"
+	fi
+}
+stty_restored caller_terminal_settings_restored_after_command '-- true'
+stty_restored caller_terminal_settings_restored_after_command_changes_its_own \
+	"-- sh -c 'stty raw -echo -isig; exit 3'"
+stty_restored caller_terminal_settings_restored_after_timeout '--timeout 500ms -- sleep 10'
+stty_restored caller_terminal_settings_restored_after_command_not_found \
+	'-- kjail-no-such-command-xyz'
+stty_restored caller_terminal_settings_restored_after_command_killed \
+	"-- sh -c 'kill -9 \$\$'"
+
+# The sandbox's terminal starts with the caller's settings.
+onpty -- 'stty -echo intr ^X; echo "OUTER=$(stty -g)"; '"$KJC"' -- sh -c '\''echo "INNER=$(stty -g)"'\'
+is "$(line_of INNER=)" "$(line_of OUTER=)" sandbox_terminal_starts_with_caller_settings
+
+# ---------------------------------------------------------------- TIOCSTI
+
+inj="echo kjail-injected-$$"
+# tiocsti_case NAME KJAIL-ARGS-BEFORE-COMMAND PROBE-ARGS: after kjail
+# returns, the caller's shell reads its terminal for a second; the
+# injected line must not be there.
+tiocsti_case() {
+	onpty --timeout 20 -- "$KJC $2 -- $PROBES/tiocsti $3 '$inj'"'; read -r -t 1 line; echo "GOT[$line]"'
+	if printf '%s\n' "$out" | grep -qx 'GOT\[\]'; then
+		_report 0 "$1"
+	else
+		_report 1 "$1" "the caller's terminal delivered: $(line_of GOT)
+output: $out"
+	fi
+}
+# Control: the probe does inject when run on the caller's terminal, so the
+# detection below can see an injection (root may always use TIOCSTI).
+onpty --timeout 20 -- "$PROBES/tiocsti '$inj'"'; read -r -t 1 line; echo "GOT[$line]"'
+is "$(line_of GOT)" "[$inj]" tiocsti_fixture_detects_injection_into_caller_terminal
+
+tiocsti_case tiocsti_in_pty_mode_does_not_reach_caller_terminal "" ""
+tiocsti_case tiocsti_on_dev_tty_does_not_reach_caller_terminal "" --dev-tty
+tiocsti_case tiocsti_with_no_tty_does_not_reach_caller_terminal --no-tty ""
+tiocsti_case tiocsti_on_dev_tty_with_no_tty_does_not_reach_caller_terminal --no-tty --dev-tty
+
+onpty -- "$KJC -- $PROBES/tiocsti x"
+like "$out" 'tiocsti: refused: Operation not permitted' tiocsti_refused_by_seccomp_in_sandbox
+
+# --------------------------------------------------------- --tty, --no-tty
+
+onpty -- "$KJC"' --no-tty -- sh -c '\''
+	test -t 0 && echo "STDIN=tty" || echo "STDIN=none"
+	test -t 1 && echo "STDOUT=tty" || echo "STDOUT=none"
+	test -t 2 && echo "STDERR=tty" || echo "STDERR=none"
+	echo "OUTPUT=arrives"'\'
+is "$(line_of STDIN=)" none no_tty_command_stdin_is_not_a_terminal
+is "$(line_of STDOUT=):$(line_of STDERR=)" none:none no_tty_command_stdout_stderr_are_not_terminals
+is "$(line_of OUTPUT=)" arrives no_tty_output_still_arrives
+
+onpty -- "$KJC"' --no-tty -- sh -c '\''tty; echo RC=$?'\'
+is "$(line_of RC=)" 1 no_tty_command_has_no_terminal_at_all
+
+onpty --timeout 20 \
+	--step 'READY' 0.3 'typed-line\n' \
+	-- "$KJC"' --no-tty -- sh -c '\''echo READY; read -r x; echo "GOT<$x>"'\'
+is "$(line_of GOT)" "<typed-line>" no_tty_typed_input_reaches_command
+
+kj exec --tty -- sh -c 'test -t 0 && echo STDIN=tty; test -t 1 && echo STDOUT=tty; tty'
+out=$(printf '%s' "$out" | tr -d '\r')
+is "$rc:$out" "0:STDIN=tty
+STDOUT=tty
+/dev/pts/0" tty_flag_without_terminal_gives_command_a_terminal
+
+kj exec --tty -- sh -c 'echo out; exit 4'
+is "$rc:$(printf '%s' "$out" | tr -d '\r')" "4:out" tty_flag_without_terminal_keeps_output_and_status
+
+# ------------------------------------------------------------ window size
+
+onpty --size 40 100 -- "$KJC -- stty size"
+is "$(printf '%s\n' "$out" | head -n 1)" "40 100" window_size_copied_into_sandbox
+
+onpty --size 40 100 --timeout 20 \
+	--step 'READY' 0.3 'resize:50x120' \
+	--step '' 0.5 '\n' \
+	-- "$KJC"' -- sh -c '\''echo "SIZE1=$(stty size)"; echo READY; read -r x; echo "SIZE2=$(stty size)"'\'
+is "$(line_of SIZE1=)/$(line_of SIZE2=)" "40 100/50 120" window_resize_reaches_sandbox
+
+done_testing

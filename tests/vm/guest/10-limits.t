@@ -1,0 +1,276 @@
+#!/bin/bash
+# cgroup v2 limits (issue 3): memory, pids and cpu enforced from the first
+# instruction, the sandbox's own read-only view of its cgroup, reporting,
+# removal (normal exit, timeout, kill -9 + reclaim / kjail gc), rootless
+# with and without a delegated subtree.
+. /tests/lib.sh
+
+CG=$CGROUP_ROOT
+KJ=$CG/kjail # root's kjail subtree (the test itself runs elsewhere)
+WS=/tmp/limits-ws
+mkdir -p "$WS" && chmod 0777 "$WS"
+cd "$WS" || exit 1
+
+have() { command -v "$1" >/dev/null 2>&1; }
+leaves() { ls -d "$1"/run-* 2>/dev/null | wc -l; }
+
+# run ARGS...: kjail exec ARGS as root; sets out, err, rc.
+run() {
+	out=$("$KJAIL" exec "$@" 2>/tmp/limits-err); rc=$?
+	err=$(cat /tmp/limits-err)
+}
+# like TEXT REGEX NAME
+like() {
+	if printf '%s' "$1" | grep -Eq -- "$2"; then ok "$3"; else
+		not_ok "$3"; diag "got: $1" "want to match: $2"
+	fi
+}
+# count_lines TEXT REGEX: how many lines of TEXT match
+count_lines() { printf '%s\n' "$1" | grep -Ec -- "$2"; }
+# wait_for SECONDS CMD...: poll CMD every 0.05 s until it succeeds
+wait_for() {
+	local n=$(($1 * 20))
+	shift
+	while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.05; n=$((n - 1)); done
+	return 1
+}
+
+# --- placement ------------------------------------------------------------
+run -- sh -c 'cat /proc/self/cgroup'
+is "$rc:$out" "0:0::/" "proc_self_cgroup_inside_is_namespace_root"
+is "$(leaves "$KJ")" 0 "leaf_removed_after_normal_exit"
+sub=" $(cat "$KJ/cgroup.subtree_control" 2>/dev/null) "
+case $sub in
+*" memory "*) case $sub in *" pids "*) sub=ok;; esac;;
+esac
+is "$sub" ok "root_subtree_under_top_with_memory_and_pids_enabled"
+# The test's own cgroup holds processes; kjail must not build below it.
+is "$(ls "$CG/kjail-vm-tests/10-limits" | grep -c '^kjail$')" 0 "no_subtree_under_kjails_own_cgroup"
+
+# --- the sandbox's view of its cgroup ---------------------------------------
+run --memory 32M --pids 64 --cpus 0.5 -- sh -c '
+	cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max /sys/fs/cgroup/cpu.max
+	cat /sys/fs/cgroup/memory.swap.max 2>/dev/null || echo no-swap-file'
+is "$out" "$(printf '33554432\n64\n50000 100000\n0')" "sys_fs_cgroup_shows_own_limits"
+run -- sh -c 'echo 1 >/sys/fs/cgroup/memory.max'
+check_fail "sys_fs_cgroup_memory_max_not_writable" test "$rc" = 0
+like "$err" "Read-only file system" "sys_fs_cgroup_write_fails_erofs"
+run -- sh -c 'echo 1 >/sys/fs/cgroup/cgroup.procs || mkdir /sys/fs/cgroup/child'
+check_fail "sys_fs_cgroup_procs_and_mkdir_refused" test "$rc" = 0
+run -- sh -c 'ls /sys/fs/cgroup | grep -c "^kjail\|^kjail-vm"; grep " /sys/fs/cgroup " /proc/self/mountinfo | tail -n 1'
+like "$out" "^0" "sys_fs_cgroup_shows_no_other_cgroup"
+like "$out" " / /sys/fs/cgroup ro,nosuid,nodev,noexec" "sys_fs_cgroup_fresh_ro_nosuid_nodev_noexec_mount"
+run --memory 32M --memory-swap 16M -- cat /sys/fs/cgroup/memory.swap.max
+is "$out" 16777216 "memory_swap_written"
+run --net host -- sh -c 'cat /proc/self/cgroup; cat /sys/fs/cgroup/pids.max'
+is "$rc:$out" "$(printf '0:0::/\n256')" "net_host_sees_own_cgroup_too"
+
+# --- memory -------------------------------------------------------------------
+if have memhog; then
+	run --memory 32M -- memhog 200
+	is "$rc" 137 "memory_hog_oom_killed_exit_137"
+	like "$err" "^kjail: killed: out of memory \(limit 32M\)$" "memory_oom_message"
+	is "$(leaves "$KJ")" 0 "leaf_removed_after_oom"
+	run --memory 64M -- memhog 16
+	is "$rc" 0 "memory_under_limit_runs"
+else
+	skip "memory_hog_oom_killed_exit_137" "no memhog probe (sh tests/probes/build.sh build/tests)"
+fi
+check "harness_unaffected_by_oom" sh -c 'x=$(head -c 1000000 /dev/zero | wc -c); [ "$x" = 1000000 ]'
+
+# --- pids -----------------------------------------------------------------------
+if have forkbomb; then
+	run --pids 64 -- sh -c 'forkbomb; cat /sys/fs/cgroup/pids.peak 2>/dev/null || echo 64'
+	like "$out" "^forkbomb: forked 6[0-2], then Resource temporarily unavailable" "forks_refused_at_64"
+	is "$(printf '%s\n' "$out" | tail -n 1)" 64 "pids_peak_is_64"
+	is "$(count_lines "$err" '^kjail: process limit reached \(64\)$')" 1 "process_limit_message_once"
+
+	# The classic bomb (every child forks, nothing waits) ends with its
+	# --timeout; sample pids.current from outside meanwhile.
+	start=$(date +%s)
+	"$KJAIL" exec --pids 64 --timeout 3 --kill-grace 1s -- forkbomb forever >/dev/null 2>/tmp/limits-bomb &
+	bomb=$!
+	peak=0
+	while kill -0 $bomb 2>/dev/null; do
+		for f in "$KJ"/run-*/pids.current; do
+			[ -f "$f" ] && v=$(cat "$f" 2>/dev/null) && [ "${v:-0}" -gt $peak ] && peak=$v
+		done
+		sleep 0.1
+	done
+	wait $bomb; brc=$?
+	took=$(($(date +%s) - start))
+	is "$brc" 124 "fork_bomb_ends_with_timeout_124"
+	check "fork_bomb_ends_within_timeout_and_grace (${took}s)" test $took -le 8
+	check "fork_bomb_pids_stay_at_most_64 (peak sampled $peak)" test $peak -le 64 -a $peak -gt 1
+	is "$(count_lines "$(cat /tmp/limits-bomb)" '^kjail: process limit reached \(64\)$')" 1 \
+		"process_limit_message_once_after_timeout"
+	is "$(leaves "$KJ")" 0 "leaf_removed_after_fork_bomb"
+	# Too few for init and COMMAND: the setup fails, and says why.
+	run --pids 1 -- true
+	is "$rc" 125 "pids_1_cannot_start_125"
+	like "$err" "^kjail: process limit reached \(1\)$" "pids_1_says_limit_reached"
+else
+	skip "forks_refused_at_64" "no forkbomb probe"
+fi
+
+# --- cpu ------------------------------------------------------------------------
+if have spin; then
+	run --cpus 0.5 -- sh -c 'spin 3; cat /sys/fs/cgroup/cpu.stat'
+	wall=$(printf '%s\n' "$out" | awk '/^spin:/ { print $3 }')
+	usage=$(printf '%s\n' "$out" | awk '$1 == "usage_usec" { print $2 }')
+	thr=$(printf '%s\n' "$out" | awk '$1 == "nr_throttled" { print $2 }')
+	share=$(awk -v u="${usage:-0}" -v w="${wall:-1}" 'BEGIN { printf "%.2f", u / 1e6 / w }')
+	diag "cpus 0.5: usage ${usage}us over ${wall}s wall = $share of a CPU, throttled $thr times"
+	check "cpus_half_gets_about_half_a_cpu ($share)" \
+		awk -v s="$share" 'BEGIN { exit !(s >= 0.25 && s <= 0.65) }'
+	check "cpus_half_is_throttled" test "${thr:-0}" -gt 0
+else
+	skip "cpus_half_gets_about_half_a_cpu" "no spin probe"
+fi
+
+# All limits enforceable: best-effort is as quiet as required.
+run --limits best-effort --cpus 1 -- true
+is "$rc:$err" "0:" "best_effort_silent_when_everything_is_enforced"
+
+# --- stats --------------------------------------------------------------------------
+run --stats -- true
+like "$err" "^kjail: stats: memory peak ([0-9.]+[BKMG]|n/a), cpu [0-9]+\.[0-9]{2}s user [0-9]+\.[0-9]{2}s system$" "stats_line"
+is "$(count_lines "$err" '^kjail: ')" 1 "stats_one_line"
+
+# --- a daemon cannot leave -------------------------------------------------------------
+"$KJAIL" exec -- sh -c 'setsid sh -c "sleep 4242 & exit"; sleep 3' >/dev/null 2>&1 &
+kj=$!
+daemon_pid() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" = "sleep 4242 " ] && { echo "${p#/proc/}"; return 0; }
+	done
+	return 1
+}
+if wait_for 10 daemon_pid >/dev/null; then
+	d=$(daemon_pid)
+	like "$(cat /proc/$d/cgroup)" "^0::/kjail/run-[0-9]+-[0-9a-f]+$" "double_forked_setsid_daemon_stays_in_cgroup"
+	wait $kj
+	check_fail "double_forked_daemon_dies_with_sandbox" test -d /proc/$d
+else
+	not_ok "double_forked_setsid_daemon_stays_in_cgroup"; diag "daemon never seen"
+	wait $kj
+fi
+
+# --- removal ------------------------------------------------------------------------------
+run --timeout 1 -- sleep 30
+is "$rc" 124 "timeout_exit_124"
+is "$(leaves "$KJ")" 0 "leaf_removed_after_timeout"
+
+# kill -9 of kjail: the sandbox dies with it (parent-death signal), the
+# empty leaf stays until kjail gc (or the next run) reclaims it.
+kill9_leaf() {
+	local kj leaf
+	"$KJAIL" exec -- sleep 30 >/dev/null 2>&1 &
+	kj=$!
+	wait_for 10 sh -c "ls -d $KJ/run-$kj-* >/dev/null 2>&1" || return 1
+	leaf=$(ls -d "$KJ"/run-$kj-*)
+	kill -9 $kj
+	wait $kj 2>/dev/null
+	wait_for 10 grep -q "populated 0" "$leaf/cgroup.events" || return 1
+	echo "$leaf"
+}
+leaf=$(kill9_leaf)
+if [ -n "$leaf" ] && [ -d "$leaf" ]; then
+	ok "leaf_left_after_kill_9"
+	gc=$("$KJAIL" gc); grc=$?
+	is "$grc:$gc" "0:$leaf" "gc_removes_and_lists_stale_leaf"
+	check_fail "gc_stale_leaf_gone" test -d "$leaf"
+	is "$("$KJAIL" gc)" "" "gc_again_removes_nothing"
+else
+	not_ok "leaf_left_after_kill_9"; diag "leaf: '$leaf'"
+fi
+leaf=$(kill9_leaf)
+if [ -n "$leaf" ] && [ -d "$leaf" ]; then
+	run --memory 32M -- true
+	check_fail "next_run_reclaims_stale_leaf" test -d "$leaf"
+else
+	not_ok "next_run_reclaims_stale_leaf"; diag "leaf: '$leaf'"
+fi
+# A live kjail's leaf is never reclaimed.
+"$KJAIL" exec -- sleep 3 >/dev/null 2>&1 &
+kj=$!
+if wait_for 10 sh -c "ls -d $KJ/run-$kj-* >/dev/null 2>&1"; then
+	"$KJAIL" gc >/dev/null
+	check "gc_keeps_live_leaf" sh -c "ls -d $KJ/run-$kj-* >/dev/null 2>&1"
+else
+	not_ok "gc_keeps_live_leaf"
+fi
+wait $kj
+
+# --- no limits, no cgroup -----------------------------------------------------------------
+"$KJAIL" exec --memory max --pids max --cpus max -- sh -c 'ls /sys/fs/cgroup | wc -l; sleep 1' \
+	>/tmp/limits-nolimit 2>&1 &
+kj=$!
+seen=0
+while kill -0 $kj 2>/dev/null; do
+	[ "$(leaves "$KJ")" -gt 0 ] && seen=1
+	sleep 0.05
+done
+wait $kj
+is "$seen:$(cat /tmp/limits-nolimit)" "0:0" "no_limits_creates_no_cgroup"
+
+# --- rootless ---------------------------------------------------------------------------------
+# Without a delegated subtree: fail closed, or warn with best-effort.
+out=$(as_user "$KJAIL" exec -- true 2>&1); rc=$?
+is "$rc" 125 "rootless_without_delegation_exit_125"
+like "$out" "^kjail: cgroup: cannot enforce --memory 512M: no cgroup is delegated to uid 1000 \(kjail runs in /kjail-vm-tests/10-limits\) \(run kjail in a delegated cgroup: systemd-run --user --scope -p Delegate=yes kjail exec \.\.\., or --limits best-effort\)$" \
+	"rootless_without_delegation_message"
+out=$(as_user "$KJAIL" exec --limits best-effort -- echo ran 2>&1); rc=$?
+is "$rc" 0 "rootless_best_effort_runs"
+is "$(count_lines "$out" '^kjail: cgroup: --(memory 512M|pids 256) not enforced: no cgroup is delegated')" 2 \
+	"rootless_best_effort_warns_once_per_limit"
+out=$(as_user "$KJAIL" exec --limits best-effort --quiet -- echo ran 2>&1)
+is "$out" "ran" "rootless_best_effort_quiet_is_silent"
+
+# With one (as systemd's Delegate=yes gives): limits enforced.
+if make_delegated_cgroup l10; then
+	out=$(run_delegated l10 "$KJAIL" exec --memory 32M -- sh -c \
+		'cat /proc/self/cgroup /sys/fs/cgroup/memory.max; exec memhog 200' 2>&1); rc=$?
+	is "$rc" 137 "rootless_delegated_oom_exit_137"
+	like "$out" "0::/" "rootless_delegated_namespace_root"
+	like "$out" "33554432" "rootless_delegated_memory_max"
+	like "$out" "kjail: killed: out of memory \(limit 32M\)" "rootless_delegated_oom_message"
+	is "$(stat -c %u "$CG/l10/kjail" 2>/dev/null)" 1000 "rootless_subtree_in_delegated_cgroup_owned_by_user"
+	is "$(leaves "$CG/l10/kjail")" 0 "rootless_leaf_removed"
+	out=$(run_delegated l10 "$KJAIL" exec --pids 8 -- forkbomb 2>&1)
+	like "$out" "forked [67], then" "rootless_delegated_pids_enforced"
+	out=$(run_delegated l10 "$KJAIL" gc 2>&1); rc=$?
+	is "$rc:$out" "0:" "rootless_gc_runs"
+else
+	not_ok "make_delegated_cgroup l10"
+fi
+
+# Only pids delegated (the parent, not ours, enables nothing else): memory
+# fails closed; best-effort warns for memory and still enforces pids.
+mkdir -p "$CG/l10mid/deleg/shell" && echo l10mid >>/run/kjail-vm/delegated &&
+	echo +pids >"$CG/l10mid/cgroup.subtree_control" &&
+	echo +pids >"$CG/l10mid/deleg/cgroup.subtree_control" &&
+	chown 1000:1000 "$CG/l10mid/deleg" "$CG/l10mid/deleg/cgroup.procs" \
+		"$CG/l10mid/deleg/cgroup.subtree_control" "$CG/l10mid/deleg/shell" \
+		"$CG/l10mid/deleg/shell/cgroup.procs"
+in_mid() { (echo $BASHPID >"$CG/l10mid/deleg/shell/cgroup.procs" && as_user "$@"); }
+out=$(in_mid "$KJAIL" exec -- true 2>&1); rc=$?
+is "$rc" 125 "rootless_memory_not_delegated_exit_125"
+like "$out" "^kjail: cgroup: cannot enforce --memory 512M: memory is not delegated to uid 1000 \(/sys/fs/cgroup/l10mid/deleg/cgroup.controllers lacks it\)" \
+	"rootless_memory_not_delegated_message"
+out=$(in_mid "$KJAIL" exec --limits best-effort --pids 8 -- forkbomb 2>&1); rc=$?
+is "$rc" 0 "rootless_partial_best_effort_runs"
+like "$out" "kjail: cgroup: --memory 512M not enforced: memory is not delegated" "rootless_partial_warns_for_memory"
+like "$out" "forked [67], then" "rootless_partial_still_enforces_pids"
+is "$(count_lines "$out" '^kjail: cgroup: ')" 1 "rootless_partial_warns_only_for_memory"
+
+# A delegated cgroup that holds kjail itself cannot have limited children.
+mkdir -p "$CG/l10own" && echo l10own >>/run/kjail-vm/delegated &&
+	chown 1000:1000 "$CG/l10own" "$CG/l10own/cgroup.procs" "$CG/l10own/cgroup.subtree_control" "$CG/l10own/cgroup.threads"
+out=$( (echo $BASHPID >"$CG/l10own/cgroup.procs" && as_user "$KJAIL" exec -- true) 2>&1); rc=$?
+is "$rc" 125 "rootless_own_cgroup_only_exit_125"
+like "$out" "cannot enforce --memory 512M: the only cgroup delegated to uid 1000 is /sys/fs/cgroup/l10own, where kjail itself runs" \
+	"rootless_own_cgroup_only_message"
+
+done_testing
