@@ -1,8 +1,13 @@
 /* The workspace and the --ro/--rw binds. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "mounts/mountapi.h"
@@ -44,7 +49,10 @@ static int bind_attach(int rootfd, int mfd, const struct kj_bind *b, const char 
 
 static const char *bind_what(const struct kj_config *cfg, size_t i)
 {
-	return i == 0 ? "workspace" : cfg->binds[i - 1].writable ? "rw" : "ro";
+	return i == 0			  ? "workspace"
+	       : cfg->binds[i - 1].agent  ? "ssh-agent"
+	       : cfg->binds[i - 1].writable ? "rw"
+					  : "ro";
 }
 
 static const struct kj_bind *bind_at(const struct kj_config *cfg, size_t i)
@@ -64,13 +72,17 @@ int binds_prepare(const struct kj_config *cfg, int *mfds, struct kj_err *err)
 	return 0;
 }
 
+static int protect_paths(int rootfd, const struct kj_config *cfg, struct kj_err *err);
+
 int binds_mount(int rootfd, const struct kj_config *cfg, const int *mfds, struct kj_err *err)
 {
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i <= cfg->nbinds; i++)
 		rc = bind_attach(rootfd, mfds[i], bind_at(cfg, i), bind_what(cfg, i), err);
-	return rc;
+	/* --protect: read-only once every bind is in place, so no later bind
+	 * of the workspace's own can cover a protected path. */
+	return rc ? rc : protect_paths(rootfd, cfg, err);
 }
 
 void binds_release(const struct kj_config *cfg, int *mfds)
@@ -82,20 +94,205 @@ void binds_release(const struct kj_config *cfg, int *mfds)
 		}
 }
 
-/* Bind name (beneath dirfd) onto itself, read-only or not. */
-static int pin(int dirfd, const char *name, int readonly, struct kj_err *err)
+/* Bind the object at fd onto itself, read-only or not. A mount point
+ * cannot be renamed or removed (EBUSY), so it also stays where it is. */
+static int pin_fd(int fd, const char *name, int readonly, struct kj_err *err)
 {
-	int fd = path_open(dirfd, name, O_NOFOLLOW, RESOLVE_BENEATH_FLAGS), mfd, rc;
+	int mfd, rc;
 
-	if (fd < 0)
-		return kj_fail(err, "workspace", -fd, NULL, "open .git/%s", name);
 	mfd = tree_clone(fd, name, 1,
 			 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (readonly ? MOUNT_ATTR_RDONLY : 0), 0,
 			 err);
 	rc = mfd < 0 ? mfd : tree_attach(mfd, fd, name, err);
 	if (mfd >= 0)
 		close(mfd);
+	return rc;
+}
+
+/* Bind name (beneath dirfd) onto itself, read-only or not. */
+static int pin(int dirfd, const char *name, int readonly, struct kj_err *err)
+{
+	int fd = path_open(dirfd, name, O_NOFOLLOW, RESOLVE_BENEATH_FLAGS), rc;
+
+	if (fd < 0)
+		return kj_fail(err, "workspace", -fd, NULL, "open .git/%s", name);
+	rc = pin_fd(fd, name, readonly, err);
 	close(fd);
+	return rc;
+}
+
+/* pin(), for a file that may not exist (nothing to protect then). */
+static int pin_if_present(int dirfd, const char *name, int readonly, struct kj_err *err)
+{
+	return faccessat(dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT
+		       ? 0
+		       : pin(dirfd, name, readonly, err);
+}
+
+/* Read a small file that names a directory ("gitdir: PATH" in a .git
+ * file, "PATH" in commondir) and open that directory inside the new root,
+ * relative to base (the directory the file is in, a path inside). */
+static int open_named_dir(int rootfd, int dirfd, const char *file, const char *prefix,
+			  const char *base, char *out, size_t size)
+{
+	char text[PATH_MAX];
+	ssize_t n;
+	int fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EINVAL;
+	text[n] = '\0';
+	text[strcspn(text, "\r\n")] = '\0';
+	if (strncmp(text, prefix, strlen(prefix)))
+		return -EINVAL;
+	memmove(text, text + strlen(prefix), strlen(text + strlen(prefix)) + 1);
+	if (text[0] == '/')
+		snprintf(out, size, "%s", text);
+	else if ((size_t)snprintf(out, size, "%s/%s", base, text) >= size)
+		return -ENAMETOOLONG;
+	/* Resolved inside the new root: no link in the repository can lead
+	 * the protection (or anything else) out onto the host. */
+	return path_open_in_root(rootfd, out, O_DIRECTORY);
+}
+
+static bool same_dir(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* Pin dir/name (name NULL: dir itself) onto itself, looked up by path
+ * from the new root every time: once a directory is pinned, only a fresh
+ * lookup goes through the new top mount, and a pin made below it through
+ * an older fd would be hidden under it. Nothing there: nothing to pin. */
+static int pin_at(int rootfd, const char *dir, const char *name, int readonly,
+		  struct kj_err *err)
+{
+	char path[PATH_MAX];
+	int fd, rc;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir, name ? "/" : "", name ? name : "") >=
+	    sizeof(path))
+		return kj_fail(err, "workspace", ENAMETOOLONG, NULL, "%s", dir);
+	fd = path_open_in_root(rootfd, path, O_NOFOLLOW);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return kj_fail(err, "workspace", -fd, NULL, "open %s", path);
+	rc = pin_fd(fd, path, readonly, err);
+	close(fd);
+	return rc;
+}
+
+/* path without "." and "name/.." parts, for messages only (lookups go
+ * through the kernel, which knows about symlinks). */
+static void tidy(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (const char *p = in; *p;) {
+		size_t len = strcspn(p, "/");
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = strrchr(out, '/');
+			n = slash ? (size_t)(slash - out) : 0;
+			out[n] = '\0';
+		} else if (len && !(len == 1 && p[0] == '.') && n + len + 2 < size) {
+			n += (size_t)snprintf(out + n, size - n, "/%.*s", (int)len, p);
+		}
+		p += len + (p[len] == '/');
+	}
+	if (!out[0])
+		snprintf(out, size, "/");
+}
+
+/* The directory whose hooks/ and config git uses: pinned, with hooks/
+ * and config read-only. Missing hooks/ where the sandbox could create
+ * it: refused, as for .git/hooks. */
+static int common_protect(int rootfd, const char *dir, struct kj_err *err)
+{
+	int fd = path_open_in_root(rootfd, dir, O_DIRECTORY), rc;
+	struct statvfs vfs;
+	bool hooks, readonly;
+
+	if (fd < 0)
+		return 0; /* not in the sandbox: git cannot use it there either */
+	hooks = faccessat(fd, "hooks", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	readonly = fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+	close(fd);
+	if (!hooks && !readonly) {
+		char shown[PATH_MAX];
+		tidy(dir, shown, sizeof(shown));
+		return kj_fail(err, "workspace", ENOENT,
+			       "create it on the host so kjail can make it read-only",
+			       "cannot protect %s/hooks", shown);
+	}
+	if ((rc = pin_at(rootfd, dir, NULL, 0, err)) || (rc = pin_at(rootfd, dir, "hooks", 1, err)))
+		return rc;
+	return pin_at(rootfd, dir, "config", 1, err);
+}
+
+/* A worktree (or submodule) keeps its repository elsewhere: .git is a
+ * file naming the real git directory, whose commondir file names the
+ * directory with the hooks and the shared config. If the sandbox can
+ * write those (a --rw grant, or inside the workspace), a hook planted
+ * there runs on the host: so they get .git's protection too. */
+static int gitdir_protect(int rootfd, int wsfd, const char *ws, struct kj_err *err)
+{
+	static const char *const own_files[] = {"commondir", "config", "config.worktree", NULL};
+	char gitdir[PATH_MAX], common[PATH_MAX];
+	int gfd, cfd, rc;
+	bool shared;
+
+	gfd = open_named_dir(rootfd, wsfd, ".git", "gitdir: ", ws, gitdir, sizeof(gitdir));
+	if (gfd < 0)
+		return 0; /* no such directory here: git cannot use it either */
+	cfd = open_named_dir(rootfd, gfd, "commondir", "", gitdir, common, sizeof(common));
+	shared = cfd >= 0 && !same_dir(gfd, cfd);
+	close(gfd);
+	if (cfd >= 0)
+		close(cfd);
+	if (!shared)
+		return common_protect(rootfd, gitdir, err); /* a submodule: a whole repository */
+	/* The common directory first: the worktree's own directory is
+	 * usually inside it, and a later pin of the common directory would
+	 * cover the pins made inside it. */
+	if ((rc = common_protect(rootfd, common, err)) || (rc = pin_at(rootfd, gitdir, NULL, 0, err)))
+		return rc;
+	/* commondir and the worktree's config point git elsewhere. */
+	for (int i = 0; !rc && own_files[i]; i++)
+		rc = pin_at(rootfd, gitdir, own_files[i], 1, err);
+	return rc;
+}
+
+/* --protect PATH: bound read-only onto itself, beneath the workspace and
+ * through no symlink (config.c checked it exists). */
+static int protect_paths(int rootfd, const struct kj_config *cfg, struct kj_err *err)
+{
+	int wsfd, rc = 0;
+
+	if (!cfg->nprotect)
+		return 0;
+	wsfd = path_open_in_root(rootfd, cfg->workspace.dest, O_DIRECTORY);
+	if (wsfd < 0)
+		return kj_fail(err, "protect", -wsfd, NULL, "open %s", cfg->workspace.dest);
+	for (size_t i = 0; !rc && i < cfg->nprotect; i++) {
+		int fd = path_open(wsfd, cfg->protect[i], O_NOFOLLOW,
+				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		if (fd < 0) {
+			rc = kj_fail(err, "protect", -fd, NULL, "open %s", cfg->protect[i]);
+			break;
+		}
+		rc = pin_fd(fd, cfg->protect[i], 1, err);
+		close(fd);
+	}
+	close(wsfd);
 	return rc;
 }
 
@@ -124,8 +321,11 @@ int git_protect(int rootfd, const char *ws, struct kj_err *err)
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		/* A worktree's .git file ("gitdir: ..."): pinned read-only so
-		 * it cannot be pointed at a directory the command controls. */
+		 * it cannot be pointed at a directory the command controls;
+		 * then the directories it names get the same protection. */
 		rc = pin(wsfd, ".git", 1, err);
+		if (!rc)
+			rc = gitdir_protect(rootfd, wsfd, ws, err);
 		close(wsfd);
 		return rc;
 	}
@@ -147,6 +347,11 @@ int git_protect(int rootfd, const char *ws, struct kj_err *err)
 	rc = pin(gitfd, "hooks", 1, err);
 	if (!rc)
 		rc = pin(gitfd, "config", 1, err);
+	/* A commondir file makes git take hooks and config from elsewhere:
+	 * one that exists is pinned. (One the command creates is not: see
+	 * README, git protection.) */
+	if (!rc)
+		rc = pin_if_present(gitfd, "commondir", 1, err);
 	close(gitfd);
 	return rc;
 }

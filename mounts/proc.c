@@ -1,5 +1,11 @@
 /* A fresh /proc for the sandbox's pid namespace, with the host-wide knobs
- * made read-only and the dangerous files masked. */
+ * made read-only and the dangerous files masked; and the masks on /sys.
+ *
+ * Why not procfs's subset=pid (only the pid directories): /proc/meminfo,
+ * /proc/cpuinfo, /proc/stat, /proc/loadavg, /proc/mounts and friends go
+ * with it, and free, top, ps, Node's os.totalmem(), JVMs sizing their
+ * heap and many build tools read them. The host-wide files that matter
+ * are masked or read-only below instead. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -11,12 +17,30 @@
 /* Read-only: a root caller's sandbox maps uid 0 to host uid 0, so a
  * writable /proc/sys would let it rewrite host-wide sysctls such as
  * kernel.core_pattern (a host-root code execution path). */
-static const char *const proc_readonly[] = {"sys", "irq", "bus", "fs", "sysrq-trigger", NULL};
+static const char *const proc_readonly[] = {"sys", "irq", "bus", "fs", NULL};
 
-/* Masked with /dev/null: kernel memory (kcore), host-wide key rings,
- * timer and scheduler internals that leak host activity. */
+/* Masked with /dev/null (absent ones are skipped): kernel memory (kcore),
+ * kernel addresses (kallsyms: KASLR), host-wide key rings, timer and
+ * scheduler internals that leak host activity (timer_list, timer_stats,
+ * sched_debug, latency_stats), and sysrq-trigger, which a root caller's
+ * uid 0 could otherwise write to crash or reboot the host. */
 static const char *const proc_masked_files[] = {
-	"kcore", "keys", "timer_list", "sched_debug", "kallsyms", NULL,
+	"kcore", "keys", "timer_list", "timer_stats", "sched_debug", "kallsyms",
+	"sysrq-trigger", "latency_stats", NULL,
+};
+
+/* Masked with an empty read-only directory: the host's ACPI, SCSI and
+ * sound hardware (/proc/scsi/scsi once took commands that rescanned the
+ * host's buses). */
+static const char *const proc_masked_dirs[] = {"acpi", "scsi", "asound", NULL};
+
+/* Masked in /sys (a fresh sysfs with --net none, the host's read-only
+ * one with --net host): firmware tables and DMI serial numbers; RAPL
+ * energy counters, a power side channel on the host's CPUs (PLATYPUS,
+ * CVE-2020-8694); debugfs and tracefs, kernel internals readable by a
+ * root caller's uid 0. */
+static const char *const sys_masked_dirs[] = {
+	"/sys/firmware", "/sys/devices/virtual/powercap", "/sys/kernel/debug", "/sys/kernel/tracing", NULL,
 };
 
 static int bind_readonly(int procfd, const char *name, struct kj_err *err)
@@ -36,15 +60,16 @@ static int bind_readonly(int procfd, const char *name, struct kj_err *err)
 	return rc;
 }
 
-static int mask_file(int procfd, const char *name, struct kj_err *err)
+/* Hide what fd names (-ENOENT: nothing to hide). */
+static int mask_at(int fd, const char *name, int is_dir, struct kj_err *err)
 {
-	int fd = path_open(procfd, name, O_NOFOLLOW, RESOLVE_BENEATH_FLAGS), mfd, rc;
+	int mfd, rc;
 
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)
-		return kj_fail(err, "mount", -fd, NULL, "open /proc/%s", name);
-	mfd = mask_source(0, err);
+		return kj_fail(err, "mount", -fd, NULL, "open %s", name);
+	mfd = mask_source(is_dir, err);
 	rc = mfd < 0 ? mfd : tree_attach(mfd, fd, name, err);
 	if (mfd >= 0)
 		close(mfd);
@@ -75,7 +100,22 @@ int proc_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 	for (int i = 0; !rc && proc_readonly[i]; i++)
 		rc = bind_readonly(mfd, proc_readonly[i], err);
 	for (int i = 0; !rc && proc_masked_files[i]; i++)
-		rc = mask_file(mfd, proc_masked_files[i], err);
+		rc = mask_at(path_open(mfd, proc_masked_files[i], O_NOFOLLOW, RESOLVE_BENEATH_FLAGS),
+			     proc_masked_files[i], 0, err);
+	for (int i = 0; !rc && proc_masked_dirs[i]; i++)
+		rc = mask_at(path_open(mfd, proc_masked_dirs[i], O_NOFOLLOW, RESOLVE_BENEATH_FLAGS),
+			     proc_masked_dirs[i], 1, err);
 	close(mfd);
+	return rc;
+}
+
+int sys_masks_mount(int rootfd, struct kj_err *err)
+{
+	int rc = 0;
+
+	/* Resolved in the new root, as sys_mount resolved /sys. */
+	for (int i = 0; !rc && sys_masked_dirs[i]; i++)
+		rc = mask_at(path_open_in_root(rootfd, sys_masked_dirs[i], O_DIRECTORY),
+			     sys_masked_dirs[i], 1, err);
 	return rc;
 }

@@ -190,6 +190,7 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct kj_err *err)
 		 (unsigned long long)cfg->tmp_size);
 	if ((rc = proc_mount(rootfd, cfg, err)) || (rc = dev_mount(rootfd, err)) ||
 	    (rc = sys_mount(rootfd, cfg, err)) || (rc = cgroup_mount(rootfd, cfg, cgroupfs, err)) ||
+	    (rc = sys_masks_mount(rootfd, err)) ||
 	    (rc = fresh_mount(rootfd, "/tmp", "tmpfs", tmp_opts,
 			      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err)) ||
 	    (rc = fresh_mount(rootfd, "/run", "tmpfs", "mode=0755,size=16m",

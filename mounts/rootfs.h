@@ -17,6 +17,8 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct kj_err *err)
 int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what,
 		    struct kj_err *err);
 int proc_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err);
+/* Hide firmware, power-meter and kernel-debug directories under /sys. */
+int sys_masks_mount(int rootfd, struct kj_err *err);
 int dev_mount(int rootfd, struct kj_err *err);
 /* Binds are cloned from the host before the new root is attached (the
  * attach point could shadow a source), then attached into it. mfds holds

@@ -16,8 +16,10 @@
 
 #include "mounts/rootfs.h"
 #include "net/loopback.h"
+#include "net/relay.h"
 #include "runtime/caps.h"
 #include "runtime/channel.h"
+#include "runtime/landlock.h"
 #include "runtime/sandbox.h"
 
 __attribute__((noreturn)) static void child_die(struct sandbox *sb, const struct kj_err *err)
@@ -47,9 +49,36 @@ static int set_hostname(struct kj_err *err)
 	return 0;
 }
 
+/* --net proxy: the relay (net/relay.c), a child of init like COMMAND,
+ * forked after every privilege is gone and before COMMAND, so its port
+ * listens when COMMAND starts. init reaps it like any orphan and exits
+ * only for COMMAND; it dies with the pid namespace. */
+static int start_relay(struct sandbox *sb, struct kj_err *err)
+{
+	pid_t pid;
+	int lfd;
+
+	if (sb->proxy_fd < 0)
+		return 0;
+	lfd = relay_listen(KJ_PROXY_PORT, err);
+	if (lfd < 0)
+		return lfd;
+	pid = fork();
+	if (pid < 0) {
+		close(lfd);
+		return kj_fail(err, "net", errno, NULL, "fork the proxy relay");
+	}
+	if (pid == 0)
+		relay_run(lfd, sb->proxy_fd, sb->seccomp);
+	close(lfd);
+	close(sb->proxy_fd); /* init holds no way out of the sandbox */
+	sb->proxy_fd = -1;
+	return 0;
+}
+
 static int network(struct sandbox *sb, struct kj_err *err)
 {
-	return sb->cfg->net == KJ_NET_NONE ? net_loopback_up(err) : 0;
+	return sb->cfg->net != KJ_NET_HOST ? net_loopback_up(err) : 0;
 }
 
 /* The sandbox's own terminal, from its private devpts; the master goes
@@ -139,6 +168,20 @@ __attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave
 		child_die(sb, &err);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Every signal at its default: an ignored SIGINT or SIGPIPE of the
+	 * caller's (a background job, a Python parent) must not leak in. */
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)signal(sig, SIG_DFL);
+	/* Landlock, on the sandbox's paths (after pivot_root) and stdio: a
+	 * writable spot the mount tree leaves by mistake is still denied.
+	 * --net proxy: TCP only to the relay, so a command that ignores the
+	 * proxy variables meets a wall even if the namespace were wrong;
+	 * --net none: TCP is the namespace's (see landlock.c). */
+	if (landlock_enforce(cfg, sb->landlock_abi, cfg->net == KJ_NET_PROXY ? KJ_PROXY_PORT : -1,
+			     &err))
+		child_die(sb, &err);
+	kj_trace("command: landlock enforced");
 	/* Only 0, 1 and 2 reach the command (CVE-2024-21626: a leaked host
 	 * fd is a way out). The channel stays, close-on-exec, to report an
 	 * exec failure. */
@@ -156,19 +199,43 @@ __attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave
 	child_die(sb, &err);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Close every fd above 2 except the listed ones (-1 entries ignored). */
+static void close_all_but(int *keep, int n)
+{
+	unsigned next = 3;
+
+	qsort(keep, (size_t)n, sizeof(int), cmp_int);
+	for (int i = 0; i < n; i++) {
+		if (keep[i] < (int)next)
+			continue;
+		if ((unsigned)keep[i] > next)
+			syscall(SYS_close_range, next, (unsigned)keep[i] - 1, 0);
+		next = (unsigned)keep[i] + 1;
+	}
+	syscall(SYS_close_range, next, ~0U, 0);
+}
+
 void sandbox_child(struct sandbox *sb)
 {
 	struct kj_err err = {0};
 	pid_t command;
 	int slave = -1;
 
-	close(sb->chan[0]);
-	close(sb->ctl[1]);
-	/* The leaf's fd is a handle on the host's writable cgroup tree: a
-	 * sandbox that got hold of it could raise its own limits or reach
-	 * other cgroups. The parent keeps its copy. */
-	if (cgroup_fd(sb->cg) >= 0)
-		close(cgroup_fd(sb->cg));
+	/* CVE-2024-21626: init keeps no fd of kjail's or its caller's beyond
+	 * what it needs (the caller's leaked fds are close-on-exec, but init
+	 * never executes). Gone with them: the parent's ends of the channels
+	 * and the cgroup leaf's fd, a handle on the host's writable cgroup
+	 * tree that could raise the sandbox's own limits. */
+	{
+		int keep[] = {sb->chan[1], sb->ctl[0], sb->io.child_only[0], sb->io.child_only[1],
+			      sb->io.child_only[2], sb->proxy_fd, sb->session_listen};
+		close_all_but(keep, (int)(sizeof(keep) / sizeof(keep[0])));
+	}
 	if (wait_for_parent(sb, &err))
 		child_die(sb, &err);
 	kj_trace("child: maps written");
@@ -198,6 +265,8 @@ void sandbox_child(struct sandbox *sb)
 		sigaddset(&chld, SIGCHLD);
 		sigprocmask(SIG_BLOCK, &chld, NULL);
 	}
+	if (start_relay(sb, &err))
+		child_die(sb, &err);
 	command = fork();
 	if (command < 0)
 		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "fork COMMAND"), &err));

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/seccomp_choice.h"
+#include "net/hostmatch.h"
 #include "runtime/validate.h"
 
 struct option_def {
@@ -20,8 +22,10 @@ static int add_bind(struct kj_config *cfg, const char *opt, const char *v, bool 
 	struct kj_bind *b;
 	const char *colon = strchr(v, ':');
 
-	if (cfg->nbinds == KJ_MAX_BINDS)
-		return kj_fail(err, "option", 0, NULL, "--%s: at most %d binds", opt, KJ_MAX_BINDS);
+	/* One slot stays free for the --ssh-agent socket. */
+	if (cfg->nbinds == KJ_MAX_BINDS - 1)
+		return kj_fail(err, "option", 0, "grant fewer, broader directories",
+			       "--%s: at most %d binds", opt, KJ_MAX_BINDS - 1);
 	if (!*v || colon == v || (colon && !colon[1]))
 		return kj_fail(err, "option", 0, "use SRC or SRC:DEST", "--%s: invalid bind '%s'", opt, v);
 	b = &cfg->binds[cfg->nbinds++];
@@ -75,6 +79,7 @@ static int opt_mask(struct kj_config *c, const char *o, const char *v, struct kj
 static int opt_tmp_size(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
 	int rc = parse_size(o, v, &c->tmp_size, e);
+	c->tmp_size_set = true;
 	if (rc == 0 && c->tmp_size < 4096)
 		return kj_fail(e, "option", 0, "give at least 4K", "--%s: %s is too small", o, v);
 	return rc;
@@ -82,11 +87,49 @@ static int opt_tmp_size(struct kj_config *c, const char *o, const char *v, struc
 
 static int opt_net(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
-	static const char *const modes[] = {"none", "host", NULL};
+	static const char *const modes[] = {"none", "host", "proxy", NULL};
 	int i = parse_enum(o, v, modes, e);
 	if (i < 0)
 		return i;
 	c->net = (enum kj_net_mode)i;
+	return 0;
+}
+
+/* --allow-host / --deny-host: the pattern is checked here, for every
+ * source alike; the proxy parses it again when it starts. */
+static int opt_host_rule(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	bool deny = !strcmp(o, "deny-host");
+	size_t *n = deny ? &c->ndeny_host : &c->nallow_host;
+	struct hm_rule r;
+	const char *why;
+
+	if (hm_rule_parse(v, &r, &why))
+		return kj_fail(e, "option", 0,
+			       "use NAME, *.NAME, an IP address or CIDR range, optionally with :PORT or :*",
+			       "--%s '%s': %s", o, v, why);
+	if (*n == KJ_MAX_HOST_RULES)
+		return kj_fail(e, "option", 0, "use *.NAME or a CIDR range", "--%s: at most %d", o,
+			       KJ_MAX_HOST_RULES);
+	(deny ? c->deny_host : c->allow_host)[(*n)++] = v;
+	return 0;
+}
+
+static int opt_net_file(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	if (!*v)
+		return kj_fail(e, "option", 0, "give a file path", "--%s: empty value", o);
+	*(!strcmp(o, "net-log") ? &c->net_log : &c->net_hosts) = v;
+	return 0;
+}
+
+static int opt_net_idle(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	c->net_idle_set = true;
+	if (parse_duration(o, v, &c->net_idle_ms, e))
+		return -EINVAL;
+	if (c->net_idle_ms == 0)
+		return kj_fail(e, "option", 0, "give a positive duration", "--%s: 0 would close every connection", o);
 	return 0;
 }
 
@@ -205,14 +248,112 @@ static int opt_allow_secret(struct kj_config *c, const char *o, const char *v, s
 	return add_env(c->allow_secret, &c->nallow_secret, o, v, e);
 }
 
+static int opt_profile(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	(void)c;
+	/* Which profile wins is decided by precedence in settings.c; here only
+	 * the value itself is checked, the same way for every source. */
+	if (!*v)
+		return kj_fail(e, "option", 0, "name a profile, see kjail profile list; or give a path",
+			       "--%s: empty value", o);
+	return 0;
+}
+
+static int opt_landlock(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	static const char *const modes[] = {"best-effort", "required", "off", NULL};
+	int i = parse_enum(o, v, modes, e);
+	if (i < 0)
+		return i;
+	c->landlock = (enum kj_landlock_mode)i;
+	return 0;
+}
+
+static int opt_seccomp(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	return seccomp_choice_parse(c, o, v, e);
+}
+
+static int opt_isolation(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	static const char *const modes[] = {"full", "none", NULL};
+	int i = parse_enum(o, v, modes, e);
+	if (i < 0)
+		return i;
+	c->isolation = (enum kj_isolation)i;
+	return 0;
+}
+
+static int opt_workspace_ro(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	(void)v;
+	(void)e;
+	c->workspace_ro = !strcmp(o, "workspace-ro");
+	return 0;
+}
+
+static int opt_ssh_agent(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	(void)o;
+	(void)v;
+	(void)e;
+	c->ssh_agent = true;
+	return 0;
+}
+
+static int opt_env_file(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	if (!*v)
+		return kj_fail(e, "option", 0, "give the path of a NAME=VALUE file", "--%s: empty value", o);
+	c->env_file = v;
+	return 0;
+}
+
+/* A path inside the workspace: relative, plain, never leaving it. */
+static int opt_protect(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	const char *p = v;
+
+	if (c->nprotect == KJ_MAX_PROTECT)
+		return kj_fail(e, "option", 0, NULL, "--%s: at most %d paths", o, KJ_MAX_PROTECT);
+	if (!*v || v[0] == '/')
+		return kj_fail(e, "option", 0, "give a path relative to the workspace, e.g. .github/workflows",
+			       "--%s: '%s' is not a relative path", o, v);
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return kj_fail(e, "option", 0, "write it without '.', '..', '//' or a trailing '/'",
+				       "--%s: '%s' is not a plain path", o, v);
+		p += n;
+		if (*p == '/' && !*++p)
+			return kj_fail(e, "option", 0, "write it without '.', '..', '//' or a trailing '/'",
+				       "--%s: '%s' is not a plain path", o, v);
+	}
+	c->protect[c->nprotect++] = v;
+	return 0;
+}
+
 static const struct option_def options[] = {
+	{"profile", true, opt_profile, "NAME|PATH", "start from this profile (kjail profile list); flags override its lines"},
 	{"workspace", true, opt_workspace, "DIR[:DEST]", "bind DIR read-write (default: the current directory) and start there"},
 	{"root", true, opt_root, "DIR", "use DIR as the read-only root instead of the host's /"},
 	{"ro", true, opt_ro, "SRC[:DEST]", "bind SRC read-only at DEST (repeatable)"},
 	{"rw", true, opt_rw, "SRC[:DEST]", "bind SRC read-write at DEST (repeatable)"},
 	{"mask", true, opt_mask, "PATH", "hide PATH (empty directory or /dev/null) (repeatable)"},
+	{"workspace-ro", false, opt_workspace_ro, NULL, "bind the workspace read-only"},
+	{"workspace-rw", false, opt_workspace_ro, NULL, "bind the workspace read-write (default)"},
+	{"protect", true, opt_protect, "PATH", "keep PATH (relative to the workspace) read-only inside (repeatable)"},
 	{"tmp-size", true, opt_tmp_size, "SIZE", "size of the private /tmp (default 64M)"},
-	{"net", true, opt_net, "none|host", "network: none (loopback only, default) or host"},
+	{"net", true, opt_net, "none|host|proxy", "network: none (loopback only, default), host, or proxy (only --allow-host hosts)"},
+	{"allow-host", true, opt_host_rule, "PATTERN", "--net proxy: allow NAME, *.NAME, IP or CIDR [:PORT|:*] (repeatable)"},
+	{"deny-host", true, opt_host_rule, "PATTERN", "--net proxy: refuse PATTERN even if allowed (repeatable)"},
+	{"net-log", true, opt_net_file, "FILE", "--net proxy: append one line per connection to FILE"},
+	{"net-hosts", true, opt_net_file, "FILE", "--net proxy: resolve names from FILE (hosts format) first"},
+	{"net-idle-timeout", true, opt_net_idle, "DURATION", "--net proxy: close idle connections (default 5m)"},
+	{"landlock", true, opt_landlock, "required|best-effort|off", "Landlock file rules under the mount tree (default best-effort: where the kernel has it)"},
+	{"seccomp", true, opt_seccomp, "default|strict|FILE", "syscall filter: default deny-list, strict allow-list, or a policy file"},
+	{"isolation", true, opt_isolation, "full|none", "none: no namespaces at all (the host profile; only inside an outer boundary)"},
+	{"ssh-agent", false, opt_ssh_agent, NULL, "let COMMAND use your ssh-agent ($SSH_AUTH_SOCK); needs --net host"},
 	{"memory", true, opt_memory, "SIZE|max", "memory limit, cgroup memory.max (default 512M)"},
 	{"memory-swap", true, opt_memory_swap, "SIZE|max", "swap allowed beyond --memory (default 0)"},
 	{"pids", true, opt_pids, "N|max", "process limit, cgroup pids.max (default 256)"},
@@ -228,6 +369,7 @@ static const struct option_def options[] = {
 	{"setenv", true, opt_setenv, "NAME=VALUE", "set a variable inside (repeatable)"},
 	{"env", true, opt_env, "NAME", "pass the caller's NAME through (repeatable)"},
 	{"allow-secret-env", true, opt_allow_secret, "NAME", "let --env pass a secret-looking NAME"},
+	{"env-file", true, opt_env_file, "FILE", "set the NAME=VALUE lines of FILE (yours, mode 0600) inside"},
 	{"quiet", false, opt_quiet, NULL, "no notes from kjail, only errors"},
 	{NULL, false, NULL, NULL, NULL},
 };
@@ -254,15 +396,29 @@ int cli_apply_option(struct kj_config *cfg, const char *name, const char *value,
 	return o->apply(cfg, o->name, value, err);
 }
 
-int cli_parse_exec(int argc, char **argv, struct kj_config *cfg, struct kj_err *err)
+int cli_option_lookup(const char *name, bool *takes_value)
+{
+	const struct option_def *o = find_option(name, strlen(name));
+
+	if (!o)
+		return -ENOENT;
+	if (takes_value)
+		*takes_value = o->takes_value;
+	return 0;
+}
+
+/* Only splits the command line into option lines (the values are checked
+ * when settings.c applies them with cli_apply_option, in precedence order
+ * after the settings files and the profile). */
+int cli_parse_exec(int argc, char **argv, bool need_command, struct kj_lines *flags,
+		   char ***command, struct kj_err *err)
 {
 	int i;
 
 	for (i = 0; i < argc; i++) {
-		const char *a = argv[i], *eq;
+		const char *a = argv[i], *eq, *value;
 		const struct option_def *o;
 		size_t len;
-		int rc;
 
 		if (!strcmp(a, "--")) {
 			i++;
@@ -282,19 +438,21 @@ int cli_parse_exec(int argc, char **argv, struct kj_config *cfg, struct kj_err *
 		if (o->takes_value && !eq) {
 			if (i + 1 >= argc)
 				return kj_fail(err, "option", 0, "see kjail exec --help", "--%s needs a value (%s)", o->name, o->arg);
-			rc = o->apply(cfg, o->name, argv[++i], err);
+			value = argv[++i];
 		} else if (!o->takes_value && eq) {
 			return kj_fail(err, "option", 0, "see kjail exec --help", "--%s takes no value", o->name);
 		} else {
-			rc = o->apply(cfg, o->name, eq ? eq + 1 : NULL, err);
+			value = eq ? eq + 1 : NULL;
 		}
-		if (rc)
-			return rc;
+		if (lines_add(flags, o->name, value, NULL, 0, err))
+			return -ENOMEM;
 	}
-	if (i >= argc)
+	*command = argv + i;
+	if (i >= argc && need_command)
 		return kj_fail(err, "option", 0, "usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]",
 			       "no COMMAND given");
-	cfg->argv = argv + i;
+	if (i < argc && !need_command)
+		return kj_fail(err, "option", 0, "give only options here", "unexpected argument '%s'", argv[i]);
 	return 0;
 }
 

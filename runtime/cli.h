@@ -2,17 +2,25 @@
 #ifndef KJAIL_CLI_H
 #define KJAIL_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
+#include "runtime/conffile.h"
 #include "runtime/config.h"
 #include "runtime/error.h"
 
-/* Parse OPTIONS up to COMMAND (or "--"). On success cfg->argv is set and 0
- * returned; --help prints usage and returns 1. */
-int cli_parse_exec(int argc, char **argv, struct kj_config *cfg, struct kj_err *err);
+/* Split OPTIONS up to COMMAND (or "--") into option lines (flags), checking
+ * only that each option exists and has a value when it takes one; *command
+ * points at COMMAND. Returns 1 for --help. Without need_command, anything
+ * after the options is an error (kjail doctor). */
+int cli_parse_exec(int argc, char **argv, bool need_command, struct kj_lines *flags,
+		   char ***command, struct kj_err *err);
 
-/* Apply one long option by name (no leading dashes): the same code path
- * for the command line and, later, profile and settings lines. */
+/* 0 if NAME is an option (and whether it takes a value), else -ENOENT. */
+int cli_option_lookup(const char *name, bool *takes_value);
+
+/* Apply one long option by name (no leading dashes): the one code path
+ * for flags, profile lines and settings lines (and policy values). */
 int cli_apply_option(struct kj_config *cfg, const char *name, const char *value,
 		     struct kj_err *err);
 

@@ -4,6 +4,7 @@
 #include "runtime/config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -13,7 +14,10 @@
 #include <unistd.h>
 
 #include "mounts/masks.h"
+#include "mounts/mountapi.h"
+#include "net/proxy.h"
 #include "runtime/builtin.h"
+#include "runtime/seccomp_choice.h"
 
 void config_init(struct kj_config *cfg)
 {
@@ -22,6 +26,7 @@ void config_init(struct kj_config *cfg)
 	cfg->tmp_size = 64ULL << 20;
 	cfg->kill_grace_ms = 5000;
 	cfg->net = KJ_NET_NONE;
+	cfg->net_idle_ms = 300000;
 	cfg->tty = KJ_TTY_AUTO;
 	cfg->limits.memory = 512ULL << 20;
 	cfg->limits.memory_arg = "512M";
@@ -51,6 +56,9 @@ static int check_dest(const char *what, const char *dest, struct kj_err *err)
 {
 	const char *p = dest;
 
+	if (!strcmp(dest, "/"))
+		return kj_fail(err, what, 0, "kjail builds / itself; bind a project directory",
+			       "cannot bind onto /");
 	if (dest[0] != '/')
 		return kj_fail(err, what, 0, "give an absolute path", "destination '%s' is not absolute", dest);
 	while (*p) {
@@ -122,7 +130,8 @@ static void find_homes(struct kj_config *cfg)
 		add_home_of(cfg, cfg->uid);
 }
 
-/* Would binding src expose a credential store, or is src inside one? */
+/* Would binding src expose a home or a credential store, or is src inside
+ * one? Each case has its own message. */
 static int check_exposes_credentials(const char *what, const char *src, const char *home,
 				     struct kj_err *err)
 {
@@ -130,14 +139,49 @@ static int check_exposes_credentials(const char *what, const char *src, const ch
 
 	if (!home)
 		return 0;
+	if (!strcmp(src, home))
+		return kj_fail(err, what, 0, "bind a project directory instead",
+			       "%s is the home directory, with its dotfiles and credential stores", src);
 	if (path_covers(src, home))
 		return kj_fail(err, what, 0, "bind a project directory instead",
 			       "%s contains the home directory %s and its credential stores", src, home);
 	for (int i = 0; credential_paths[i]; i++) {
 		snprintf(cred, sizeof(cred), "%s/%s", home, credential_paths[i]);
-		if (path_covers(src, cred) || path_covers(cred, src))
+		if (path_covers(cred, src))
 			return kj_fail(err, what, 0, "credential stores are always masked",
-				       "%s overlaps the credential store %s", src, cred);
+				       "%s is inside the credential store %s", src, cred);
+		if (path_covers(src, cred))
+			return kj_fail(err, what, 0, "credential stores are always masked; bind a directory that holds none",
+				       "%s contains the credential store %s", src, cred);
+	}
+	return 0;
+}
+
+/* Directories kjail builds itself (/proc, /sys, /dev, /run) or that hold
+ * the host's boot and configuration files. None may be granted; nothing
+ * inside them may be writable; and inside /proc and /sys even a read-only
+ * grant would show the host's processes and devices. */
+static int check_system_dirs(const char *what, const char *canon, bool writable,
+			     struct kj_err *err)
+{
+	static const char *const system_dirs[] = {"/proc", "/sys", "/dev", "/run", "/boot", "/etc", NULL};
+
+	for (int i = 0; system_dirs[i]; i++) {
+		const char *d = system_dirs[i];
+		if (path_covers(canon, d))
+			return writable ? kj_fail(err, what, 0, "grant write access to a project directory instead",
+						  "%s may not be writable inside the sandbox (it is or holds %s)", canon, d)
+					: kj_fail(err, what, 0, "the sandbox has its own /proc, /sys, /dev and /run, and sees /boot and /etc read-only",
+						  "%s is or holds the system directory %s", canon, d);
+		if (!path_covers(d, canon))
+			continue;
+		if (writable)
+			return kj_fail(err, what, 0, "grant write access to a project directory instead",
+				       "%s may not be writable inside the sandbox (it is inside %s)", canon, d);
+		if (i < 2)
+			return kj_fail(err, what, 0, "the sandbox has its own /proc and /sys",
+				       "%s is inside the host's %s, which would show the host's processes or devices",
+				       canon, d);
 	}
 	return 0;
 }
@@ -146,13 +190,12 @@ static int check_exposes_credentials(const char *what, const char *src, const ch
 static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *what,
 		       struct kj_err *err)
 {
-	static const char *const never_writable[] = {"/proc", "/sys", "/dev", "/run", "/boot", "/etc", NULL};
 	struct stat st;
 	char *canon = realpath(b->src, NULL);
 	int rc;
 
 	if (!canon)
-		return kj_fail(err, what, errno, NULL, "%s", b->src);
+		return kj_fail(err, what, errno, "give an existing path", "%s", b->src);
 	free(b->src);
 	b->src = canon;
 	if (stat(canon, &st) < 0)
@@ -162,23 +205,130 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 	b->is_dir = S_ISDIR(st.st_mode);
 	if (!b->dest && !(b->dest = strdup(canon)))
 		return kj_fail(err, what, ENOMEM, NULL, "%s", canon);
-	if ((rc = check_dest(what, b->dest, err)))
-		return rc;
 	if (!strcmp(canon, "/"))
 		return kj_fail(err, what, 0, "bind a project directory instead", "cannot bind the whole host root /");
+	if ((rc = check_dest(what, b->dest, err)))
+		return rc;
 	for (int i = 0; i < 3; i++)
 		if ((rc = check_exposes_credentials(what, canon, cfg->homes[i], err)))
 			return rc;
-	if (b->writable) {
-		for (int i = 0; never_writable[i]; i++)
-			if (path_covers(canon, never_writable[i]) || path_covers(never_writable[i], canon))
-				return kj_fail(err, what, 0, "grant write access to a project directory instead",
-					       "%s may not be writable inside the sandbox (it is or holds %s)", canon, never_writable[i]);
-		if (access(canon, W_OK) < 0)
-			return kj_fail(err, what, errno, "grant only what you can write yourself",
-				       "%s is not writable by you", canon);
-	}
+	if ((rc = check_system_dirs(what, canon, b->writable, err)))
+		return rc;
+	if (b->writable && !b->is_dir)
+		return kj_fail(err, what, ENOTDIR, "write grants are directories; bind a file with --ro",
+			       "%s", canon);
+	if (b->writable && access(canon, W_OK) < 0)
+		return kj_fail(err, what, errno, "grant only what you can write yourself",
+			       "%s is not writable by you", canon);
 	return 0;
+}
+
+/* --ssh-agent: the caller's agent socket, bound read-only at a fixed path
+ * inside; the keys stay in the agent (and ~/.ssh stays masked). */
+static int finish_agent(struct kj_config *cfg, struct kj_err *err)
+{
+	const char *sock = getenv("SSH_AUTH_SOCK");
+	struct kj_bind *b;
+	struct stat st;
+	char *canon;
+
+	if (!cfg->ssh_agent)
+		return 0;
+	/* A path-named unix socket is reachable from any network namespace;
+	 * --net none is the caller saying "no remote access", so no agent. */
+	if (cfg->net == KJ_NET_NONE)
+		return kj_fail(err, "ssh-agent", 0, "add --net host if the command must reach remote hosts",
+			       "--ssh-agent needs network access: with --net none the command should reach no remote host, so it gets no agent either");
+	if (!sock || sock[0] != '/')
+		return kj_fail(err, "ssh-agent", 0, "start an agent and add your key: ssh-agent, then ssh-add",
+			       "--ssh-agent: SSH_AUTH_SOCK is not set to an agent's socket");
+	if (!(canon = realpath(sock, NULL)) || stat(canon, &st) < 0)
+		return kj_fail(err, "ssh-agent", errno, "check SSH_AUTH_SOCK", "%s", sock);
+	if (!S_ISSOCK(st.st_mode))
+		return kj_fail(err, "ssh-agent", 0, "check SSH_AUTH_SOCK", "%s is not a socket", canon);
+	if (st.st_uid != cfg->caller_uid)
+		return kj_fail(err, "ssh-agent", 0, "use your own agent",
+			       "%s belongs to uid %u, not to you", canon, (unsigned)st.st_uid);
+	cfg->agent_socket = canon;
+	if (cfg->isolation == KJ_ISOLATION_NONE)
+		return 0; /* the command sees the host's paths */
+	b = &cfg->binds[cfg->nbinds++]; /* cli.c keeps this slot free */
+	*b = (struct kj_bind){.src = canon, .dest = strdup(KJ_AGENT_SOCKET), .agent = true,
+			      .dev = st.st_dev, .ino = st.st_ino};
+	return b->dest ? 0 : kj_fail(err, "ssh-agent", ENOMEM, NULL, "bind");
+}
+
+/* --protect PATH must exist now: a path that does not exist could be
+ * created by the command, and then it is not protected. */
+static int finish_protect(struct kj_config *cfg, struct kj_err *err)
+{
+	int wsfd;
+
+	if (!cfg->nprotect)
+		return 0;
+	wsfd = path_open(AT_FDCWD, cfg->workspace.src, O_DIRECTORY, RESOLVE_NO_MAGICLINKS);
+	if (wsfd < 0)
+		return kj_fail(err, "workspace", -wsfd, NULL, "open %s", cfg->workspace.src);
+	for (size_t i = 0; i < cfg->nprotect; i++) {
+		/* Beneath the workspace, through no symlink: what is protected
+		 * is what the sandbox sees at that path. */
+		int fd = path_open(wsfd, cfg->protect[i], O_NOFOLLOW,
+				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		if (fd < 0) {
+			close(wsfd);
+			return kj_fail(err, "protect", -fd,
+				       -fd == ENOENT ? "create it first: a missing path could be created by the command"
+						     : "protect a plain path inside the workspace, not through a symlink",
+				       "--protect %s", cfg->protect[i]);
+		}
+		close(fd);
+	}
+	close(wsfd);
+	return 0;
+}
+
+/* isolation none (the host profile) has no mount namespace: an option
+ * that only a mount or network namespace can honour is an error, never
+ * silently ignored. */
+static int check_no_isolation(const struct kj_config *cfg, struct kj_err *err)
+{
+	const char *opt = NULL;
+
+	if (cfg->isolation != KJ_ISOLATION_NONE)
+		return 0;
+	/* No network namespace, so no proxy either: only --net host is true. */
+	if (cfg->net != KJ_NET_HOST)
+		return kj_fail(err, "option", 0, "add --net host, as the host profile does",
+			       "--isolation none shares the host's network, so --net %s cannot hold",
+			       cfg->net == KJ_NET_NONE ? "none" : "proxy");
+	if (cfg->nbinds)
+		opt = cfg->binds[0].writable ? "--rw" : "--ro";
+	else if (cfg->nmasks)
+		opt = "--mask";
+	else if (strcmp(cfg->root, "/"))
+		opt = "--root";
+	else if (cfg->workspace.dest && strcmp(cfg->workspace.dest, cfg->workspace.src))
+		opt = "--workspace DIR:DEST";
+	else if (cfg->workspace_ro)
+		opt = "--workspace-ro";
+	else if (cfg->nprotect)
+		opt = "--protect";
+	else if (cfg->tmp_size_set)
+		opt = "--tmp-size";
+	else if (cfg->user_set)
+		opt = "--user";
+	else if (cfg->tty == KJ_TTY_ON)
+		opt = "--tty";
+	/* The host launcher loads no filter and no Landlock ruleset: asking
+	 * for one must not pass silently. */
+	else if (cfg->seccomp != KJ_SECCOMP_DEFAULT)
+		opt = "--seccomp strict|FILE";
+	else if (cfg->landlock == KJ_LANDLOCK_REQUIRED)
+		opt = "--landlock required";
+	if (!opt)
+		return 0;
+	return kj_fail(err, "option", 0, "drop it, or use a profile with isolation",
+		       "%s needs the sandbox's namespaces, and --isolation none has none", opt);
 }
 
 int config_finish(struct kj_config *cfg, struct kj_err *err)
@@ -204,7 +354,7 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 			return kj_fail(err, "workspace", errno, "cd into a project directory or give --workspace DIR",
 				       "the current directory");
 	}
-	cfg->workspace.writable = true;
+	cfg->workspace.writable = !cfg->workspace_ro;
 	if ((rc = finish_bind(cfg, &cfg->workspace, "workspace", err)))
 		return rc;
 	if (!cfg->workspace.is_dir)
@@ -213,9 +363,9 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 		size_t nrw = 0;
 		for (size_t i = 0; i < cfg->nbinds; i++) {
 			struct kj_bind *b = &cfg->binds[i];
-			if (b->writable && ++nrw > 16)
+			if (b->writable && ++nrw > KJ_MAX_WRITE_GRANTS)
 				return kj_fail(err, "rw", 0, "grant fewer, broader directories",
-					       "at most 16 write grants");
+					       "at most %d write grants", KJ_MAX_WRITE_GRANTS);
 			if ((rc = finish_bind(cfg, b, b->writable ? "rw" : "ro", err)))
 				return rc;
 		}
@@ -226,12 +376,11 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 		if (lstat(cfg->masks[i], &st) < 0 && (cfg->root[1] == '\0'))
 			return kj_fail(err, "mask", errno, "mask a path that exists", "%s", cfg->masks[i]);
 	}
-	if (!cfg->seccomp_text) {
-		cfg->seccomp_source = "profiles/seccomp-default.policy";
-		cfg->seccomp_text = kjail_builtin_find("seccomp-default.policy");
-		cfg->seccomp_builtin = true;
-		if (!cfg->seccomp_text)
-			return kj_fail(err, "seccomp", 0, "rebuild kjail", "the built-in policy is missing");
-	}
+	if ((rc = check_no_isolation(cfg, err)) || (rc = finish_protect(cfg, err)) ||
+	    (rc = finish_agent(cfg, err)) || (rc = proxy_config_check(cfg, err)))
+		return rc;
+	/* After the workspace and binds: a policy FILE may not lie in them. */
+	if (!cfg->seccomp_text && (rc = seccomp_choice_finish(cfg, err)))
+		return rc;
 	return 0;
 }

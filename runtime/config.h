@@ -16,10 +16,25 @@
 #define KJ_MAX_BINDS 32
 #define KJ_MAX_MASKS 64
 #define KJ_MAX_ENV 64
+#define KJ_MAX_WRITE_GRANTS 16 /* --rw: each one is host data the command can change */
+#define KJ_MAX_PROTECT 16
+#define KJ_AGENT_SOCKET "/run/kjail/ssh-agent.sock" /* --ssh-agent, inside */
+#define KJ_MAX_HOST_RULES 64 /* --allow-host, --deny-host (each) */
+#define KJ_PROXY_PORT 3128 /* --net proxy: the relay on the sandbox's 127.0.0.1 */
+#define KJ_PROXY_URL "127.0.0.1:3128"
 
-enum kj_net_mode { KJ_NET_NONE, KJ_NET_HOST };
+enum kj_net_mode { KJ_NET_NONE, KJ_NET_HOST, KJ_NET_PROXY };
 enum kj_tty_mode { KJ_TTY_AUTO, KJ_TTY_ON, KJ_TTY_OFF };
 enum kj_limits_mode { KJ_LIMITS_REQUIRED, KJ_LIMITS_BEST_EFFORT };
+/* full: the namespaces sandbox; none: the host profile (for use inside an
+ * outer boundary such as a container or VM): no namespaces, no seccomp,
+ * only the scrubbed environment, a new session, timeouts, output caps and
+ * limits where possible (runtime/launch_host.c). */
+enum kj_isolation { KJ_ISOLATION_FULL, KJ_ISOLATION_NONE };
+/* --landlock: best-effort (default) uses it where the kernel has it. */
+enum kj_landlock_mode { KJ_LANDLOCK_BEST_EFFORT, KJ_LANDLOCK_REQUIRED, KJ_LANDLOCK_OFF };
+/* --seccomp: the built-in deny-list, the built-in allow-list, or a file. */
+enum kj_seccomp_policy { KJ_SECCOMP_DEFAULT, KJ_SECCOMP_STRICT, KJ_SECCOMP_FILE };
 
 #define KJ_LIMIT_MAX UINT64_MAX /* "max": no limit */
 
@@ -43,6 +58,7 @@ struct kj_bind {
 	char *dest;
 	bool writable;
 	bool is_dir;
+	bool agent; /* the --ssh-agent socket */
 	dev_t dev;
 	ino_t ino;
 };
@@ -59,7 +75,25 @@ struct kj_config {
 	uint64_t tmp_size;
 
 	enum kj_net_mode net;
+	/* --net proxy (net/proxy.h): patterns as written, checked by cli.c */
+	const char *allow_host[KJ_MAX_HOST_RULES], *deny_host[KJ_MAX_HOST_RULES];
+	size_t nallow_host, ndeny_host;
+	const char *net_log;   /* --net-log FILE: one line per connection */
+	const char *net_hosts; /* --net-hosts FILE, canonical after config_finish */
+	uint64_t net_idle_ms;  /* --net-idle-timeout (default 5m) */
+	bool net_idle_set;
+	enum kj_isolation isolation;
+	enum kj_landlock_mode landlock; /* --landlock */
+	enum kj_seccomp_policy seccomp; /* --seccomp */
+	const char *seccomp_file;	/* --seccomp FILE, as given */
 	struct kj_limits limits;
+	bool workspace_ro;  /* --workspace-ro */
+	bool ssh_agent;	    /* --ssh-agent */
+	const char *env_file; /* --env-file: NAME=VALUE lines, 0600 */
+	const char *protect[KJ_MAX_PROTECT]; /* --protect, relative to the workspace */
+	size_t nprotect;
+	bool tmp_size_set;
+	const char *profile; /* the effective profile's name (for messages) */
 
 	uid_t caller_uid, uid; /* uid: who COMMAND runs as (caller unless --user) */
 	gid_t caller_gid, gid;
@@ -84,7 +118,9 @@ struct kj_config {
 	 * user database, $HOME when it differs, and --user's home. */
 	const char *homes[3];
 	const char *seccomp_text, *seccomp_source;
-	bool seccomp_builtin; /* the default policy: precompiled at build time */
+	char **env_file_vars; /* "NAME=VALUE" from --env-file; never printed */
+	size_t nenv_file_vars;
+	const char *agent_socket; /* the caller's SSH_AUTH_SOCK, canonical */
 };
 
 void config_init(struct kj_config *cfg);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/validate.h"
+
 extern char **environ;
 
 static const char *const allowed[] = {
@@ -81,9 +83,58 @@ static char *env_fmt(const char *name, const char *value)
 	return asprintf(&s, "%s=%s", name, value) < 0 ? NULL : s;
 }
 
+#define ENV_FILE_MAX_VARS 256
+
+int env_file_load(struct kj_config *cfg, struct kj_conf_files *files, struct kj_err *err)
+{
+	char *text, *real, *line, *next;
+	const char *shown;
+	unsigned lineno = 0;
+	int rc;
+
+	if (!cfg->env_file)
+		return 0;
+	rc = conf_read("env-file", cfg->env_file, CONF_PRIVATE, &text, &real, err);
+	if (rc == -ENOENT)
+		return kj_fail(err, "env-file", ENOENT, "give the path of a NAME=VALUE file",
+			       "--env-file %s", cfg->env_file);
+	if (rc)
+		return rc;
+	shown = conf_shown(real);
+	conf_files_add(files, real, shown, "read (values not shown)");
+	cfg->env_file_vars = calloc(ENV_FILE_MAX_VARS, sizeof(char *));
+	if (!cfg->env_file_vars)
+		return kj_fail(err, "env-file", ENOMEM, NULL, "%s", shown);
+	for (line = text; line && *line; line = next) {
+		size_t len;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		line += strspn(line, " \t");
+		if (!*line || *line == '#')
+			continue;
+		/* Messages name the file, the line and at most the name: the
+		 * rest of a line may be a secret. */
+		len = strcspn(line, "=");
+		if (!line[len])
+			return kj_fail(err, "env-file", 0, "write NAME=VALUE lines",
+				       "%s:%u: the line has no '='", shown, lineno);
+		if (check_env_name("env-file", line, len, err))
+			return kj_fail(err, "env-file", 0, "a name is letters, digits and _, not starting with a digit",
+				       "%s:%u: invalid variable name", shown, lineno);
+		if (cfg->nenv_file_vars == ENV_FILE_MAX_VARS)
+			return kj_fail(err, "env-file", 0, "split it", "%s: more than %d variables", shown,
+				       ENV_FILE_MAX_VARS);
+		cfg->env_file_vars[cfg->nenv_file_vars++] = line;
+	}
+	return 0;
+}
+
 int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 {
-	size_t cap = 32 + cfg->nsetenv + cfg->npassenv, n = 0;
+	size_t cap = 32 + cfg->nsetenv + cfg->npassenv + cfg->nenv_file_vars, n = 0;
 	char **env;
 
 	for (char **e = environ; *e; e++)
@@ -123,6 +174,28 @@ int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 	env_put(env, &n, "TMPDIR=/tmp");
 	env_put(env, &n, "TMP=/tmp");
 	env_put(env, &n, "TEMP=/tmp");
+	/* --net proxy: ordinary tools (curl, pip, npm, git, apt) find the
+	 * relay through these; loopback stays direct. Before --setenv, which
+	 * may override them. */
+	if (cfg->net == KJ_NET_PROXY) {
+		static const char *const proxy_env[] = {
+			"HTTP_PROXY=http://" KJ_PROXY_URL, "http_proxy=http://" KJ_PROXY_URL,
+			"HTTPS_PROXY=http://" KJ_PROXY_URL, "https_proxy=http://" KJ_PROXY_URL,
+			"ALL_PROXY=socks5h://" KJ_PROXY_URL, "all_proxy=socks5h://" KJ_PROXY_URL,
+			"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1", NULL};
+		for (int i = 0; proxy_env[i]; i++)
+			env_put(env, &n, proxy_env[i]);
+	}
+	/* Explicit values last: the vault, the agent, then --setenv. */
+	for (size_t i = 0; i < cfg->nenv_file_vars; i++)
+		env_put(env, &n, cfg->env_file_vars[i]);
+	if (cfg->agent_socket) {
+		char *a = env_fmt("SSH_AUTH_SOCK", cfg->isolation == KJ_ISOLATION_NONE ? cfg->agent_socket
+										      : KJ_AGENT_SOCKET);
+		if (!a)
+			return kj_fail(err, "env", ENOMEM, NULL, "build the environment");
+		env_put(env, &n, a);
+	}
 	for (size_t i = 0; i < cfg->nsetenv; i++)
 		env_put(env, &n, cfg->setenv[i]);
 	env[n] = NULL;

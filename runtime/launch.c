@@ -14,8 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "net/proxy.h"
 #include "runtime/channel.h"
 #include "runtime/env.h"
+#include "runtime/landlock.h"
 #include "runtime/sandbox.h"
 
 #ifndef CLONE_INTO_CGROUP
@@ -31,7 +33,7 @@ static pid_t clone_sandbox(const struct kj_config *cfg, int cgroupfd, int *pidfd
 {
 	struct clone3_args args = {
 		.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-			 CLONE_NEWCGROUP | CLONE_PIDFD | (cfg->net == KJ_NET_NONE ? CLONE_NEWNET : 0),
+			 CLONE_NEWCGROUP | CLONE_PIDFD | (cfg->net != KJ_NET_HOST ? CLONE_NEWNET : 0),
 		.pidfd = (uint64_t)(uintptr_t)pidfd,
 		.exit_signal = SIGCHLD,
 	};
@@ -88,15 +90,18 @@ static int write_id_maps(pid_t pid, const struct kj_config *cfg, struct kj_err *
 	return 0;
 }
 
-extern const struct sock_filter kj_seccomp_default_bpf[];
-extern const size_t kj_seccomp_default_bpf_len;
+extern const struct sock_filter kj_seccomp_default_bpf[], kj_seccomp_strict_bpf[];
+extern const size_t kj_seccomp_default_bpf_len, kj_seccomp_strict_bpf_len;
 
-/* The built-in policy was compiled at build time; others compile now. */
+/* The built-in policies were compiled at build time; a FILE compiles now
+ * (a parse error is exit 125 naming the file and line). */
 static int seccomp_prepare(const struct kj_config *cfg, struct kj_seccomp_prog **prog,
 			   struct kj_err *err)
 {
-	if (cfg->seccomp_builtin)
+	if (cfg->seccomp == KJ_SECCOMP_DEFAULT)
 		return kj_seccomp_from_bpf(kj_seccomp_default_bpf, kj_seccomp_default_bpf_len, prog, err);
+	if (cfg->seccomp == KJ_SECCOMP_STRICT)
+		return kj_seccomp_from_bpf(kj_seccomp_strict_bpf, kj_seccomp_strict_bpf_len, prog, err);
 	return kj_seccomp_compile(cfg->seccomp_text, cfg->seccomp_source, prog, err);
 }
 
@@ -149,7 +154,8 @@ static int await_setup(struct sandbox *sb, struct kj_err *err)
 
 int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 {
-	struct sandbox sb = {.cfg = cfg, .chan = {-1, -1}, .ctl = {-1, -1}, .pidfd = -1};
+	struct sandbox sb = {.cfg = cfg, .chan = {-1, -1}, .ctl = {-1, -1}, .pidfd = -1,
+			     .proxy_fd = -1, .session_listen = -1};
 	int rc;
 
 	if (env_build(cfg, &sb.envp, err))
@@ -158,6 +164,9 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 	if (seccomp_prepare(cfg, &sb.seccomp, err))
 		return KJ_EXIT_SETUP;
 	kj_trace("seccomp compiled");
+	/* --landlock required fails here, before anything is created. */
+	if (landlock_plan(cfg, &sb.landlock_abi, err))
+		return KJ_EXIT_SETUP;
 	if (stdio_plan_make(cfg, &sb.io, err))
 		return KJ_EXIT_SETUP;
 	if (cgroup_prepare(cfg, &sb.cg, err))
@@ -168,9 +177,20 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 		kj_fail(err, "launch", errno, NULL, "create the setup channel");
 		return KJ_EXIT_SETUP;
 	}
+	/* --net proxy: the host-side proxy, before the sandbox can ask it
+	 * anything (the relay inside gets sb.proxy_fd). */
+	if (proxy_start(cfg, &sb.proxy, &sb.proxy_fd, err)) {
+		cgroup_destroy(sb.cg);
+		return KJ_EXIT_SETUP;
+	}
+	/* Signals meant for COMMAND must not kill kjail between the clone and
+	 * the supervisor loop: block them now, the loop reads them from a
+	 * signalfd (the command's child clears its mask before exec). */
+	supervise_block_signals();
 	sb.pid = clone_sandbox(cfg, cgroup_fd(sb.cg), &sb.pidfd);
 	if (sb.pid < 0) {
 		clone_error(errno, err);
+		proxy_stop(sb.proxy, false);
 		cgroup_destroy(sb.cg);
 		return KJ_EXIT_SETUP;
 	}
@@ -180,6 +200,8 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 
 	close(sb.chan[1]);
 	close(sb.ctl[0]);
+	if (sb.proxy_fd >= 0)
+		close(sb.proxy_fd); /* the relay's now; the proxy sees EOF when it dies */
 	stdio_parent_close_child_ends(&sb.io);
 	if (write_id_maps(sb.pid, cfg, err) || write(sb.chan[0], "g", 1) != 1 ||
 	    await_setup(&sb, err)) {
@@ -187,6 +209,7 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 		abandon(&sb);
 		if (!err->part[0])
 			kj_fail(err, "launch", errno, NULL, "start the sandbox");
+		proxy_stop(sb.proxy, false);
 		cgroup_destroy(sb.cg);
 		return KJ_EXIT_SETUP;
 	}
@@ -197,8 +220,14 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 	kj_trace("sandbox ended");
 	stdio_restore(&sb.io);
 	relay_report(&sb.io);
+	proxy_stop(sb.proxy, true); /* "kjail: net: N connections refused" */
 	if (!sb.timed_out)
 		cgroup_report(sb.cg, cfg, &rc);
+	if (cfg->limits.stats) {
+		char ll[96];
+		landlock_describe(cfg, sb.landlock_abi, ll, sizeof(ll));
+		kj_note("stats: landlock %s", ll);
+	}
 	cgroup_destroy(sb.cg);
 	return rc;
 }

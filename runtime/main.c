@@ -1,6 +1,8 @@
 /* kjail: run untrusted commands in a sandbox built from kernel primitives.
  *
  *   kjail exec [OPTIONS] [--] COMMAND [ARG...]
+ *   kjail profile list | show NAME|PATH
+ *   kjail doctor [--json] [OPTIONS]
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,7 +12,11 @@
 
 #include "runtime/cli.h"
 #include "runtime/config.h"
+#include "runtime/doctor.h"
+#include "runtime/launch_host.h"
+#include "runtime/profile.h"
 #include "runtime/sandbox.h"
+#include "runtime/settings.h"
 
 #ifndef KJAIL_VERSION
 #define KJAIL_VERSION "0.1.0"
@@ -30,29 +36,66 @@ static void sanitize_fds(void)
 static int cmd_exec(int argc, char **argv)
 {
 	struct kj_config cfg;
+	struct kj_sources src;
 	struct kj_err err = {0};
 	int rc;
 
 	config_init(&cfg);
-	rc = cli_parse_exec(argc, argv, &cfg, &err);
+	rc = settings_load(argc, argv, true, &cfg, &src, &err);
 	if (rc == 1) {
 		cli_usage(stdout);
 		return 0;
 	}
-	if (rc || config_finish(&cfg, &err)) {
+	if (rc) {
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
 	}
 	kj_trace("options parsed");
-	rc = sandbox_run(&cfg, &err);
+	/* The host profile: no namespaces (runtime/launch_host.c). */
+	rc = cfg.isolation == KJ_ISOLATION_NONE ? sandbox_run_host(&cfg, &err) : sandbox_run(&cfg, &err);
 	if (rc == KJ_EXIT_SETUP && err.part[0])
 		kj_err_print(&err);
 	return rc;
 }
 
+/* kjail profile list | show NAME|PATH */
+static int cmd_profile(int argc, char **argv)
+{
+	struct kj_err err = {0};
+
+	if (argc == 1 && !strcmp(argv[0], "list")) {
+		profile_list(stdout);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[0], "show")) {
+		if (profile_show(argv[1], stdout, &err) == 0)
+			return 0;
+		kj_err_print(&err);
+		return KJ_EXIT_SETUP;
+	}
+	fprintf(stderr, "kjail: option: usage: kjail profile list | kjail profile show NAME|PATH (see kjail --help)\n");
+	return KJ_EXIT_SETUP;
+}
+
+/* kjail gc: remove the cgroups of runs whose kjail was killed (SIGKILL)
+ * before it could remove them, printing each removed path. */
+static int cmd_gc(void)
+{
+	struct kj_err err = {0};
+
+	if (cgroup_gc(stdout, &err) < 0) {
+		kj_err_print(&err);
+		return KJ_EXIT_SETUP;
+	}
+	return 0;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]\n"
+		     "       kjail gc          remove cgroups left by killed runs\n"
+		     "       kjail profile list | show NAME|PATH\n"
+		     "       kjail doctor [--json] [OPTIONS]   what works here, and why not\n"
 		     "       kjail --version\n"
 		     "Run `kjail exec --help` for the options.\n");
 }
@@ -63,6 +106,12 @@ int main(int argc, char **argv)
 	sanitize_fds();
 	if (argc >= 2 && !strcmp(argv[1], "exec"))
 		return cmd_exec(argc - 2, argv + 2);
+	if (argc == 2 && !strcmp(argv[1], "gc"))
+		return cmd_gc();
+	if (argc >= 2 && !strcmp(argv[1], "profile"))
+		return cmd_profile(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "doctor"))
+		return doctor_run(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "--version")) {
 		printf("kjail %s\n", KJAIL_VERSION);
 		return 0;

@@ -25,6 +25,9 @@ struct sandbox {
 	pid_t pid;   /* the sandbox's init, as the parent sees it */
 	int pidfd;
 	struct kj_cgroup *cg; /* NULL: no limits */
+	struct kj_proxy *proxy; /* --net proxy: the host-side proxy (net/proxy.h) */
+	int session_listen;    /* a session's listening socket; -1: one-shot */
+	int proxy_fd;	       /* the relay's end of its socketpair; -1: none */
 	bool timed_out;
 };
 

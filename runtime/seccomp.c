@@ -5,9 +5,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -49,18 +52,58 @@ static const struct named errno_names[] = {
 static const struct named constants[] = {
 	N(CLONE_NEWNS), N(CLONE_NEWCGROUP), N(CLONE_NEWUTS), N(CLONE_NEWIPC),
 	N(CLONE_NEWUSER), N(CLONE_NEWPID), N(CLONE_NEWNET), N(CLONE_NEWTIME),
-	N(TIOCSTI), N(TIOCLINUX),
-	N(AF_UNIX), N(AF_INET), N(AF_INET6), N(AF_NETLINK), N(AF_PACKET),
-	N(AF_KEY), N(AF_ALG), N(AF_VSOCK), N(AF_BLUETOOTH),
+	N(CLONE_VM), N(CLONE_THREAD), N(CLONE_VFORK),
+	N(TIOCSTI), N(TIOCLINUX), N(TIOCSETD),
+	N(AF_UNSPEC), N(AF_UNIX), N(AF_INET), N(AF_INET6), N(AF_NETLINK), N(AF_PACKET),
+	N(AF_KEY), N(AF_ALG), N(AF_VSOCK), N(AF_BLUETOOTH), N(AF_CAN), N(AF_TIPC),
+	N(AF_RDS), N(AF_LLC), N(AF_NFC), N(AF_XDP), N(AF_MCTP), N(AF_KCM),
+	N(AF_RXRPC), N(AF_SMC), N(AF_QIPCRTR), N(AF_X25), N(AF_AX25), N(AF_APPLETALK),
+	N(NETLINK_ROUTE), N(NETLINK_SOCK_DIAG), N(NETLINK_AUDIT), N(NETLINK_KOBJECT_UEVENT),
+	N(SOCK_STREAM), N(SOCK_DGRAM), N(SOCK_RAW),
+	N(PR_SET_MM), N(PR_SET_PTRACER), N(PR_SET_SECCOMP), N(PR_SET_NO_NEW_PRIVS),
 	N(PER_LINUX), N(PER_LINUX32), N(ADDR_NO_RANDOMIZE),
 	N(READ_IMPLIES_EXEC), N(MMAP_PAGE_ZERO), { NULL, 0 },
+};
+
+/* Arguments the kernel reads as 32 bits (int or unsigned int) while
+ * seccomp sees all 64: a compare must not let upper bits decide. */
+static const struct {
+	const char *syscall;
+	unsigned int arg;
+} int32_args[] = {
+	{ "ioctl", 1 },	     /* unsigned int cmd */
+	{ "socket", 0 },     /* int family, type, protocol */
+	{ "socket", 1 },
+	{ "socket", 2 },
+	{ "socketpair", 0 },
+	{ "socketpair", 1 },
+	{ "socketpair", 2 },
+	{ "prctl", 0 },	     /* int option */
+	{ "personality", 0 }, /* unsigned int persona */
+	{ "clone", 0 },	     /* flags: the kernel keeps only the lower 32 bits */
+	{ NULL, 0 },
 };
 
 /* Syscalls newer than the libseccomp we may be built against (2.5.4
  * does not know them). Native numbers; libseccomp's own name wins. */
 static const struct named late_syscalls[] = {
 #if defined(__x86_64__)
-	{ "open_tree_attr", 467 }, /* Linux 6.15 */
+	{ "futex_wake", 454 },	      /* Linux 6.7 */
+	{ "futex_wait", 455 },
+	{ "futex_requeue", 456 },
+	{ "statmount", 457 },	      /* Linux 6.8 */
+	{ "listmount", 458 },
+	{ "lsm_get_self_attr", 459 },
+	{ "lsm_set_self_attr", 460 },
+	{ "lsm_list_modules", 461 },
+	{ "mseal", 462 },	      /* Linux 6.10 */
+	{ "setxattrat", 463 },	      /* Linux 6.13 */
+	{ "getxattrat", 464 },
+	{ "listxattrat", 465 },
+	{ "removexattrat", 466 },
+	{ "open_tree_attr", 467 },    /* Linux 6.15 */
+	{ "file_getattr", 468 },      /* Linux 6.17 */
+	{ "file_setattr", 469 },
 #endif
 	{ NULL, 0 },
 };
@@ -116,7 +159,7 @@ static int parse_number(const char *s, uint64_t *v)
 	return errno || *end ? -1 : 0;
 }
 
-static int parse_value(struct policy *p, const char *s, uint64_t *v)
+static int parse_one_value(struct policy *p, const char *s, uint64_t *v)
 {
 	const struct named *c = lookup(constants, s);
 
@@ -128,6 +171,25 @@ static int parse_value(struct policy *p, const char *s, uint64_t *v)
 		return 0;
 	return bad(p, "use decimal, 0x hex or a known constant such as CLONE_NEWUSER, TIOCSTI, AF_INET, PER_LINUX",
 		   "unknown value '%s'", s);
+}
+
+/* A value, or several ORed: CLONE_NEWNS|CLONE_NEWUSER|0x100. */
+static int parse_value(struct policy *p, const char *s, uint64_t *v)
+{
+	char buf[LINE_MAX_LEN], *save = NULL, *part;
+	uint64_t one;
+	int rc;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	if (!*s || s[0] == '|' || s[strlen(s) - 1] == '|' || strstr(s, "||"))
+		return bad(p, "write A|B|C", "bad value '%s'", s);
+	*v = 0;
+	for (part = strtok_r(buf, "|", &save); part; part = strtok_r(NULL, "|", &save)) {
+		if ((rc = parse_one_value(p, part, &one)) < 0)
+			return rc;
+		*v |= one;
+	}
+	return 0;
 }
 
 static int parse_action(struct policy *p, const char *s, uint32_t *act)
@@ -186,16 +248,22 @@ static int parse_cond(struct policy *p, const char *tok, struct scmp_arg_cmp *c)
 	c->arg = (unsigned int)(buf[3] - '0');
 	c->op = op == ne ? SCMP_CMP_NE : SCMP_CMP_EQ;
 	if (*s == '&') {
-		if (op == ne)
-			return bad(p, "libseccomp has no masked !=; list the == cases as separate lines",
-				   "'%s': argN&MASK!=V is not supported", tok);
 		*op = '\0';
 		if ((rc = parse_value(p, s + 1, &mask)) < 0)
 			return rc;
-		c->op = SCMP_CMP_MASKED_EQ;
+		/* The one masked != there is: a 32-bit argument, expanded into
+		 * ranges by add_rule (datum_b carries the mask). */
+		if (op == ne && mask != 0xffffffff)
+			return bad(p, "libseccomp has no masked !=; use argN&0xffffffff!=V, or list the == cases as separate lines",
+				   "'%s': argN&MASK!=V is not supported", tok);
+		c->op = op == ne ? SCMP_CMP_NE : SCMP_CMP_MASKED_EQ;
+		c->datum_b = op == ne ? mask : 0;
 	}
 	if ((rc = parse_value(p, op + 2, &value)) < 0)
 		return rc;
+	if (c->op == SCMP_CMP_NE && c->datum_b && (value & ~c->datum_b))
+		return bad(p, "the value must be a subset of the mask",
+			   "'%s': value has bits outside the mask", tok);
 	if (c->op == SCMP_CMP_MASKED_EQ) {
 		/* A value with bits outside the mask can never match: the
 		 * rule would silently deny nothing. */
@@ -212,16 +280,34 @@ static int parse_cond(struct policy *p, const char *tok, struct scmp_arg_cmp *c)
 
 /* The kernel reads ioctl's request as 32 bits but seccomp sees all 64:
  * arg1==TIOCSTI is dodged by passing 0x100005412 (CVE-2017-5226 class).
- * Only a mask within the low 32 bits compares what the kernel uses. */
-static int check_ioctl_cond(struct policy *p, const char *name,
+ * The same holds for every int argument (socket's family, prctl's
+ * option...). A compare is safe when the upper bits cannot help the
+ * caller: a mask within the low 32 bits; == in an allow rule (garbage
+ * above matches nothing, so it is refused); != in a deny rule (garbage
+ * above is denied too). */
+static int check_int32_cond(struct policy *p, const char *name, uint32_t act,
 			    const struct scmp_arg_cmp *c)
 {
-	if (strcmp(name, "ioctl") != 0 || c->arg != 1)
+	bool allow = act == SCMP_ACT_ALLOW;
+	int i;
+
+	for (i = 0; int32_args[i].syscall; i++)
+		if (!strcmp(int32_args[i].syscall, name) && int32_args[i].arg == c->arg)
+			break;
+	if (!int32_args[i].syscall)
 		return 0;
 	if (c->op == SCMP_CMP_MASKED_EQ && !(c->datum_a >> 32))
 		return 0;
-	return bad(p, "write arg1&0xffffffff==VALUE",
-		   "ioctl request compared on 64 bits: the kernel reads 32, so upper bits would slip past");
+	if (c->op == SCMP_CMP_NE && c->datum_b == 0xffffffff)
+		return 0;
+	if ((c->op == SCMP_CMP_EQ && allow) || (c->op == SCMP_CMP_NE && !allow))
+		return 0;
+	if (!strcmp(name, "ioctl"))
+		return bad(p, "write arg1&0xffffffff==VALUE",
+			   "ioctl request compared on 64 bits: the kernel reads 32, so upper bits would slip past");
+	return bad(p, "write argN&0xffffffff==V or argN&0xffffffff!=V",
+		   "%s arg%u is a 32-bit int compared on 64 bits: the kernel ignores the upper half, so upper bits would slip past",
+		   name, c->arg);
 }
 
 /* Prefix-split [lo, hi] into masked == compares (lo > 0 here). */
@@ -275,6 +361,59 @@ static int expand_ne(const uint64_t *vals, int nvals, unsigned int arg,
 	return n;
 }
 
+/* argN&0xffffffff != each of vals: the ranges of the low 32 bits between
+ * them, each a prefix split into masked == compares that ignore the upper
+ * half as the kernel does. Returns the number of alternatives or -1. */
+static int add_range32(struct scmp_arg_cmp *alt, int n, unsigned int arg, uint64_t lo,
+		       uint64_t hi)
+{
+	for (;;) {
+		int k = lo ? __builtin_ctzll(lo) : 32;
+		uint64_t span;
+
+		while ((span = (1ULL << k) - 1) > hi - lo)
+			k--;
+		if (n == MAX_EXPANDED)
+			return -1;
+		alt[n++] = (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, 0xffffffffULL & ~span, lo };
+		if (hi - lo == span)
+			return n;
+		lo += span + 1;
+	}
+}
+
+static int expand_ne32(const uint64_t *vals, int nvals, unsigned int arg,
+		       struct scmp_arg_cmp *alt)
+{
+	uint64_t v[MAX_CONDS], lo = 0;
+	int n = 0, i;
+
+	memcpy(v, vals, sizeof(*v) * nvals);
+	qsort(v, nvals, sizeof(*v), cmp_u64);
+	for (i = 0; i < nvals && n >= 0; i++) {
+		if (v[i] > lo)
+			n = add_range32(alt, n, arg, lo, v[i] - 1);
+		if (v[i] >= lo)
+			lo = v[i] + 1;
+	}
+	if (n >= 0 && lo <= 0xffffffff)
+		n = add_range32(alt, n, arg, lo, 0xffffffff);
+	return n;
+}
+
+/* After the structure of the line was checked (so that its own error
+ * wins): every int argument compared safely. */
+static int check_int32_conds(struct policy *p, const char *name, uint32_t act,
+			     const struct scmp_arg_cmp *c, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int rc = check_int32_cond(p, name, act, &c[i]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int add_one(struct policy *p, const char *name, int nr, uint32_t act,
 		   unsigned int n, const struct scmp_arg_cmp *c)
 {
@@ -296,10 +435,12 @@ static int add_rule(struct policy *p, const char *name, int nr, uint32_t act,
 	struct scmp_arg_cmp base[MAX_CONDS];
 	uint64_t ne[MAX_CONDS];
 	int count[ARG_MAX_INDEX + 1] = { 0 };
-	int i, nb = 0, nne = 0, nalt, rep = -1, rc;
+	int i, nb = 0, nne = 0, nmasked = 0, nalt, rep = -1, rc;
 
+	/* An argument compared more than once, or with a masked != (which
+	 * libseccomp lacks), is expanded into alternatives. */
 	for (i = 0; i < n; i++)
-		count[c[i].arg]++;
+		count[c[i].arg] += c[i].op == SCMP_CMP_NE && c[i].datum_b ? 2 : 1;
 	for (i = 0; i <= ARG_MAX_INDEX; i++) {
 		if (count[i] < 2)
 			continue;
@@ -308,17 +449,27 @@ static int add_rule(struct policy *p, const char *name, int nr, uint32_t act,
 		rep = i;
 	}
 	if (rep < 0)
-		return add_one(p, name, nr, act, (unsigned int)n, c);
+		return (rc = check_int32_conds(p, name, act, c, n)) < 0
+			       ? rc
+			       : add_one(p, name, nr, act, (unsigned int)n, c);
 	for (i = 0; i < n; i++) {
-		if ((int)c[i].arg != rep)
+		if ((int)c[i].arg != rep) {
 			base[nb++] = c[i];
-		else if (c[i].op == SCMP_CMP_NE)
+		} else if (c[i].op == SCMP_CMP_NE) {
 			ne[nne++] = c[i].datum_a;
-		else
+			nmasked += c[i].datum_b != 0;
+		} else {
 			return bad(p, "only != may repeat on one argument",
 				   "arg%d is compared more than once", rep);
+		}
 	}
-	nalt = expand_ne(ne, nne, (unsigned int)rep, alt);
+	if (nmasked && nmasked != nne)
+		return bad(p, "write every != on the argument the same way",
+			   "arg%d mixes argN!=V and argN&0xffffffff!=V", rep);
+	if ((rc = check_int32_conds(p, name, act, c, n)) < 0)
+		return rc;
+	nalt = nmasked ? expand_ne32(ne, nne, (unsigned int)rep, alt)
+		       : expand_ne(ne, nne, (unsigned int)rep, alt);
 	if (nalt < 0)
 		return bad(p, "use fewer != values", "conditions expand to more than %d rules",
 			   MAX_EXPANDED);
@@ -365,8 +516,7 @@ static int parse_rule(struct policy *p, char **tok, int ntok)
 		return bad(p, "remove the line or change its action",
 			   "'%s': action is the same as @default, so the rule does nothing", tok[0]);
 	for (i = 2; i < ntok; i++) {
-		if ((rc = parse_cond(p, tok[i], &c[i - 2])) < 0 ||
-		    (rc = check_ioctl_cond(p, tok[0], &c[i - 2])) < 0)
+		if ((rc = parse_cond(p, tok[i], &c[i - 2])) < 0)
 			return rc;
 	}
 	if (nr < 0)

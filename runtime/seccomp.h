@@ -12,16 +12,21 @@
  *   clone   errno:EPERM  arg0&CLONE_NEWUSER==CLONE_NEWUSER   # reason
  *   ioctl   errno:EPERM  arg1&0xffffffff==TIOCSTI            # reason
  *   personality errno:EPERM arg0!=0 arg0!=0xffffffff         # reason
+ *   ioctl   allow  arg1&0xffffffff!=TIOCSTI                  # allow-list form
  *
  * Actions: allow, kill (the whole process), errno:NAME, errno:NUMBER.
- * Conditions: argN==V, argN!=V, argN&MASK==V (N 0..5; V and MASK are
- * decimal, 0x hex or a constant such as CLONE_NEWNS, TIOCSTI, AF_INET).
+ * Conditions: argN==V, argN!=V, argN&MASK==V, argN&0xffffffff!=V (N 0..5;
+ * V and MASK are decimal, 0x hex or a constant such as CLONE_NEWNS,
+ * TIOCSTI, AF_INET, or several ORed: CLONE_NEWNS|CLONE_NEWUSER).
  * Conditions on one line are ANDed; lines for the same syscall are ORed.
  * Several != on the same argument are allowed (libseccomp allows one
  * comparison per argument, so the line is expanded into ranges).
- * An ioctl request (arg1) must be compared under mask 0xffffffff: the
- * kernel reads 32 bits, seccomp sees 64, so arg1==TIOCSTI would miss
- * 0x100005412. The same holds for any int argument in a deny rule.
+ * An int argument (ioctl's request, socket's family, prctl's option...)
+ * is read by the kernel as 32 bits while seccomp sees 64, so
+ * arg1==TIOCSTI would miss 0x100005412. For those the parser accepts only
+ * compares the upper half cannot dodge: a mask within 0xffffffff (==, or
+ * the 32-bit != which is expanded into ranges), == in an allow rule, !=
+ * in a deny rule.
  * A syscall unknown to libseccomp is an error; one it knows that the
  * native architecture lacks (umount, stime on x86_64) is skipped.
  * Syscalls of any other ABI (i386 int $0x80, x32) kill the process.

@@ -445,7 +445,8 @@ static void test_probe(const struct kj_seccomp_prog *prog)
 		show_lines(out, "not ok");
 
 	st = run_probe(NULL, "x32", out, sizeof(out));
-	printf("# x32 without filter: %s", WIFEXITED(st) ? out : "killed\n");
+	out[strcspn(out, "\n")] = '\0';
+	printf("# x32 without filter: %s\n", WIFEXITED(st) ? out : "killed");
 	st = run_probe(prog, "x32", out, sizeof(out));
 	tap(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "x32_syscall_kills_with_sigsys");
 

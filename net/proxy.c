@@ -1,0 +1,438 @@
+/* The proxy process: forked by kjail before the sandbox is cloned, in the
+ * host's network namespace, holding nothing but its end of the relay's
+ * socketpair, the --net-log fd and the parsed rules. One thread per
+ * connection (name resolution blocks); it ends when the relay's end
+ * closes (the sandbox is gone), and dies with kjail (PR_SET_PDEATHSIG). */
+#include "net/proxy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "net/proxy_int.h"
+
+#define PROXY_STACK (256 * 1024)
+#define PROXY_DRAIN_MS 2000 /* connections still running when the sandbox ended */
+#define PROXY_STOP_MS 3000  /* kjail's wait before SIGKILL */
+
+struct kj_proxy {
+	pid_t pid;
+	int pidfd;
+	struct proxy_stats *stats;
+	const char *log_path;
+	bool quiet;
+};
+
+struct job {
+	struct proxy_ctx *px;
+	int fd, slot;
+};
+
+/* A slot in clients[] for fd, or -1 when all are taken. */
+static int slot_take(struct proxy_ctx *px, int fd)
+{
+	int slot = -1;
+
+	pthread_mutex_lock(&px->lock);
+	for (int i = 0; i < PROXY_MAX_CONNS && slot < 0; i++)
+		if (px->clients[i] < 0)
+			px->clients[slot = i] = fd;
+	pthread_mutex_unlock(&px->lock);
+	return slot;
+}
+
+static void *conn_thread(void *arg)
+{
+	struct job *j = arg;
+	struct proxy_ctx *px = j->px;
+
+	conn_serve(px, j->fd);
+	/* Freed under the lock, after conn_serve closed the fd: the shutdown
+	 * in proxy_serve never reaches a number reused by something else. */
+	pthread_mutex_lock(&px->lock);
+	px->clients[j->slot] = -1;
+	pthread_mutex_unlock(&px->lock);
+	free(j);
+	atomic_fetch_sub(&px->active, 1);
+	return NULL;
+}
+
+/* The relay passes TCP sockets it accepted; anything else (a pipe, a file
+ * on a FUSE mount that blocks forever, a unix socket) is not served. */
+static bool is_tcp_stream(int fd)
+{
+	int v, listening = 0;
+	socklen_t l = sizeof(v);
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return false;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) < 0 || (v != AF_INET && v != AF_INET6))
+		return false;
+	l = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) < 0 || v != SOCK_STREAM)
+		return false;
+	l = sizeof(listening);
+	return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &l) == 0 && !listening;
+}
+
+/* One message, one fd; 0 at end of file (the relay is gone). */
+static int receive_fd(int sock, int *fd)
+{
+	char byte, cbuf[CMSG_SPACE(sizeof(int) * 4)];
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf)};
+	ssize_t n;
+
+	*fd = -1;
+	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	if (n <= 0)
+		return n == 0 || (errno != EINTR && errno != EAGAIN) ? 0 : 1;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t nfds;
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfds; i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			/* Exactly one fd per message: extra ones are closed, not
+			 * leaked into our table. */
+			if (*fd < 0 && !(mh.msg_flags & MSG_CTRUNC))
+				*fd = f;
+			else
+				close(f);
+		}
+	}
+	return 1;
+}
+
+static void log_line(struct proxy_ctx *px, const char *what)
+{
+	char line[256];
+	int n = snprintf(line, sizeof(line), "proxy: %s\n", what);
+
+	if (px->log_fd >= 0)
+		(void)!write(px->log_fd, line, (size_t)n);
+}
+
+__attribute__((noreturn)) static void proxy_serve(struct proxy_ctx *px, int sock)
+{
+	pthread_attr_t attr;
+	int64_t deadline;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, PROXY_STACK);
+	for (;;) {
+		pthread_t t;
+		struct job *j;
+		int fd, slot, rc = receive_fd(sock, &fd);
+
+		if (rc == 0)
+			break;
+		if (fd < 0)
+			continue;
+		if (!is_tcp_stream(fd)) {
+			close(fd);
+			continue;
+		}
+		/* A sandbox opening connections without end must not exhaust
+		 * the host's threads and fds: beyond the cap it gets nothing. */
+		slot = slot_take(px, fd);
+		if (slot < 0 || !(j = malloc(sizeof(*j)))) {
+			static struct conn c; /* only this thread uses it */
+			if (slot >= 0) {
+				pthread_mutex_lock(&px->lock);
+				px->clients[slot] = -1;
+				pthread_mutex_unlock(&px->lock);
+			}
+			c = (struct conn){.px = px, .client = fd, .upstream = -1, .proto = "-"};
+			conn_refuse(&c, "more than %d connections at once", PROXY_MAX_CONNS);
+			conn_log(&c);
+			close(fd);
+			continue;
+		}
+		*j = (struct job){.px = px, .fd = fd, .slot = slot};
+		atomic_fetch_add(&px->active, 1);
+		if ((rc = pthread_create(&t, &attr, conn_thread, j))) {
+			atomic_fetch_sub(&px->active, 1);
+			pthread_mutex_lock(&px->lock);
+			px->clients[slot] = -1;
+			pthread_mutex_unlock(&px->lock);
+			close(fd);
+			free(j);
+			log_line(px, "cannot start a connection thread");
+		}
+	}
+	/* The sandbox is gone: end the connections it left (one waiting on a
+	 * slow server would otherwise hold its thread until the idle timeout),
+	 * let them write their log lines, then go. */
+	pthread_mutex_lock(&px->lock);
+	for (int i = 0; i < PROXY_MAX_CONNS; i++)
+		if (px->clients[i] >= 0)
+			(void)shutdown(px->clients[i], SHUT_RDWR);
+	pthread_mutex_unlock(&px->lock);
+	deadline = now_ms() + PROXY_DRAIN_MS;
+	while (atomic_load(&px->active) > 0 && now_ms() < deadline)
+		usleep(5000);
+	_exit(0);
+}
+
+/* Everything the proxy does not need goes before it serves anyone. */
+static void proxy_harden(int keep1, int keep2)
+{
+	int lo = keep1 < keep2 ? keep1 : keep2, hi = keep1 < keep2 ? keep2 : keep1;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	struct rlimit rl;
+	sigset_t none_blocked;
+	cap_t none;
+
+	/* kjail's terminal is not the proxy's to write to (or to read). */
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	/* No fd of kjail's (the cgroup, the setup channel) stays open here. */
+	if (lo > 3)
+		syscall(SYS_close_range, 3, lo - 1, 0);
+	if (hi > lo + 1)
+		syscall(SYS_close_range, lo + 1, hi - 1, 0);
+	syscall(SYS_close_range, hi + 1, ~0U, 0);
+	/* Two pipes and two sockets per connection. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max < 16384 ? rl.rlim_max : 16384;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* Run as root, the proxy still needs no capability: a bug in its
+	 * parsers must not hand the sandbox root's privileges. */
+	for (cap_value_t c = 0; c <= CAP_LAST_CAP; c++)
+		(void)cap_drop_bound(c);
+	if ((none = cap_init())) {
+		(void)cap_set_proc(none);
+		cap_free(none);
+	}
+	(void)prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	/* Not dumpable: no other process of the caller's can ptrace it. */
+	(void)prctl(PR_SET_DUMPABLE, 0);
+	(void)prctl(PR_SET_NAME, "kjail-proxy");
+	/* Its own process group: the terminal's ^C and ^Z go to kjail, which
+	 * forwards them to the sandbox; the proxy ends with the sandbox. */
+	(void)setpgid(0, 0);
+	sigemptyset(&none_blocked);
+	sigprocmask(SIG_SETMASK, &none_blocked, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	/* Holds no directory of the caller's busy. */
+	(void)!chdir("/");
+}
+
+static int load_rules(const char *const *text, size_t n, struct hm_rule **out, struct kj_err *err)
+{
+	struct hm_rule *r = calloc(n ? n : 1, sizeof(*r));
+	const char *why;
+
+	if (!r)
+		return kj_fail(err, "net", ENOMEM, NULL, "rules");
+	for (size_t i = 0; i < n; i++)
+		if (hm_rule_parse(text[i], &r[i], &why)) {
+			free(r);
+			return kj_fail(err, "net", 0, NULL, "'%s': %s", text[i], why);
+		}
+	*out = r;
+	return 0;
+}
+
+/* The log is the caller's: opened as the caller, never through a symlink
+ * (a sandbox-planted link must not aim kjail's appends at another file). */
+static int open_log(const struct kj_config *cfg, int *out, struct kj_err *err)
+{
+	struct stat st;
+	int fd;
+
+	*out = -1;
+	if (!cfg->net_log)
+		return 0;
+	fd = open(cfg->net_log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd < 0)
+		return kj_fail(err, "net", errno, "give a file path you can write", "--net-log %s", cfg->net_log);
+	/* A hard link to someone else's file, or a fifo that would block. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != cfg->caller_uid || st.st_nlink != 1) {
+		close(fd);
+		return kj_fail(err, "net", 0, "give a regular file of your own",
+			       "--net-log %s is not a regular file owned by you", cfg->net_log);
+	}
+	*out = fd;
+	return 0;
+}
+
+static void ctx_free(struct proxy_ctx *px)
+{
+	if (!px)
+		return;
+	free((void *)px->rules.allow);
+	free((void *)px->rules.deny);
+	free((void *)px->hosts);
+	if (px->log_fd >= 0)
+		close(px->log_fd);
+	if (px->stats && px->stats != MAP_FAILED)
+		munmap(px->stats, sizeof(*px->stats));
+	free(px);
+}
+
+/* Everything the proxy needs, read and checked while kjail can still
+ * report errors: rules, --net-hosts, then --net-log (so a bad hosts file
+ * creates no log file), and the shared counters. */
+static int ctx_make(const struct kj_config *cfg, struct proxy_ctx **out, struct kj_err *err)
+{
+	struct proxy_ctx *px = calloc(1, sizeof(*px));
+	struct hm_rule *allow = NULL, *deny = NULL;
+	struct proxy_host_entry *hosts = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!px)
+		return kj_fail(err, "net", ENOMEM, NULL, "start the proxy");
+	px->log_fd = -1;
+	for (int i = 0; i < PROXY_MAX_CONNS; i++)
+		px->clients[i] = -1;
+	pthread_mutex_init(&px->lock, NULL);
+	px->idle_ms = cfg->net_idle_ms;
+	rc = load_rules(cfg->allow_host, cfg->nallow_host, &allow, err);
+	px->rules = (struct hm_rules){.allow = allow, .nallow = cfg->nallow_host};
+	if (!rc)
+		rc = load_rules(cfg->deny_host, cfg->ndeny_host, &deny, err);
+	px->rules.deny = deny;
+	px->rules.ndeny = cfg->ndeny_host;
+	if (!rc && cfg->net_hosts)
+		rc = proxy_hosts_load(cfg->net_hosts, &hosts, &px->nhosts, err);
+	px->hosts = hosts;
+	if (!rc)
+		rc = open_log(cfg, &px->log_fd, err);
+	if (!rc) {
+		px->stats = mmap(NULL, sizeof(*px->stats), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (px->stats == MAP_FAILED)
+			rc = kj_fail(err, "net", errno, NULL, "map the proxy's counters");
+	}
+	if (rc) {
+		ctx_free(px);
+		return rc;
+	}
+	*out = px;
+	return 0;
+}
+
+int proxy_start(const struct kj_config *cfg, struct kj_proxy **proxy, int *relay_fd,
+		struct kj_err *err)
+{
+	struct proxy_ctx *px;
+	struct kj_proxy *p;
+	int sp[2], rc;
+	pid_t parent = getpid();
+
+	*proxy = NULL;
+	*relay_fd = -1;
+	if (cfg->net != KJ_NET_PROXY)
+		return 0;
+	if ((rc = ctx_make(cfg, &px, err)))
+		return rc;
+	p = calloc(1, sizeof(*p));
+	/* SEQPACKET: one message per connection, one fd in each. */
+	if (!p || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+		rc = kj_fail(err, "net", p ? errno : ENOMEM, NULL, "create the proxy's socket pair");
+		goto fail;
+	}
+	p->pid = fork();
+	if (p->pid < 0) {
+		rc = kj_fail(err, "net", errno, NULL, "fork the proxy");
+		close(sp[0]);
+		close(sp[1]);
+		goto fail;
+	}
+	if (p->pid == 0) {
+		/* Dies with kjail, kill -9 included (and the check closes the
+		 * race with a kjail that died before the prctl). */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(1);
+		close(sp[1]);
+		proxy_harden(sp[0], px->log_fd >= 0 ? px->log_fd : sp[0]);
+		proxy_serve(px, sp[0]);
+	}
+	close(sp[0]);
+	p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	p->stats = px->stats;
+	px->stats = NULL; /* kjail's copy of the mapping now belongs to p */
+	p->log_path = cfg->net_log;
+	p->quiet = cfg->quiet;
+	*proxy = p;
+	*relay_fd = sp[1];
+	ctx_free(px);
+	return 0;
+fail:
+	free(p);
+	ctx_free(px);
+	return rc;
+}
+
+static void report(const struct kj_proxy *p)
+{
+	const struct proxy_stats *st = p->stats;
+	unsigned long refused = atomic_load(&st->refused);
+	unsigned shown = atomic_load(&st->nshown);
+	char hosts[PROXY_SHOWN_HOSTS * (PROXY_HOSTPORT_MAX + 2)] = "";
+	size_t o = 0;
+
+	if (!refused || p->quiet)
+		return;
+	for (unsigned i = 0; i < shown && i < PROXY_SHOWN_HOSTS; i++)
+		o += (size_t)snprintf(hosts + o, sizeof(hosts) - o, "%s%s", i ? ", " : "", st->shown[i]);
+	kj_note("net: %lu connection%s refused: %s%s (%s%s)", refused, refused == 1 ? "" : "s", hosts,
+		refused > shown ? ", ..." : "", p->log_path ? "see " : "add --net-log FILE for the reasons",
+		p->log_path ? p->log_path : "");
+}
+
+void proxy_stop(struct kj_proxy *p, bool show)
+{
+	struct pollfd pfd;
+	int st;
+
+	if (!p)
+		return;
+	/* After a run, the relay's end has closed with the sandbox; the proxy
+	 * then ends its connections, writes their log lines and exits by
+	 * itself (killed if it does not). After a failed setup nothing ran
+	 * and kjail may still hold the relay's end: killed at once. */
+	pfd = (struct pollfd){.fd = p->pidfd, .events = POLLIN};
+	if (!show || p->pidfd < 0 || poll(&pfd, 1, PROXY_STOP_MS) <= 0)
+		(void)kill(p->pid, SIGKILL);
+	(void)waitpid(p->pid, &st, 0);
+	if (show) {
+		report(p);
+		if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0) && !p->quiet)
+			kj_note("net: the proxy ended abnormally (%s %d)", WIFSIGNALED(st) ? "signal" : "status",
+				WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	}
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	munmap(p->stats, sizeof(*p->stats));
+	free(p);
+}

@@ -1,0 +1,104 @@
+/* Validation of the --net proxy options (called from config_finish):
+ * they need the mode, --net-hosts must be a file only the caller (or
+ * root) can change, and --net-log must be somewhere kjail can create a
+ * file of the caller's. Nothing is created here. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "net/proxy.h"
+
+static int check_hosts_file(struct kj_config *cfg, struct kj_err *err)
+{
+	const char *fix = "give a hosts file of your own that only you can write";
+	struct stat st;
+	char *canon;
+
+	if (!cfg->net_hosts)
+		return 0;
+	canon = realpath(cfg->net_hosts, NULL);
+	if (!canon || stat(canon, &st) < 0)
+		return kj_fail(err, "net", errno, "give an existing hosts file", "--net-hosts %s", cfg->net_hosts);
+	if (!S_ISREG(st.st_mode)) {
+		free(canon);
+		return kj_fail(err, "net", 0, fix, "--net-hosts %s is not a regular file", cfg->net_hosts);
+	}
+	/* The file decides where allowed names go: another user who could
+	 * write it could point pypi.org at a server of their own. */
+	if (st.st_uid != cfg->caller_uid && st.st_uid != 0) {
+		free(canon);
+		return kj_fail(err, "net", 0, fix, "--net-hosts %s belongs to uid %u, not to you",
+			       cfg->net_hosts, (unsigned)st.st_uid);
+	}
+	if (st.st_mode & S_IWOTH) {
+		free(canon);
+		return kj_fail(err, "net", 0, "chmod o-w it", "--net-hosts %s is writable by everyone",
+			       cfg->net_hosts);
+	}
+	cfg->net_hosts = canon;
+	return 0;
+}
+
+static int check_log_file(const struct kj_config *cfg, struct kj_err *err)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+
+	if (!cfg->net_log)
+		return 0;
+	if (!*cfg->net_log || strlen(cfg->net_log) >= sizeof(buf))
+		return kj_fail(err, "net", 0, "give a file path", "--net-log: bad path");
+	if (lstat(cfg->net_log, &st) == 0) {
+		/* A symlink planted where the log goes would turn kjail's
+		 * appends into writes to another file. */
+		if (!S_ISREG(st.st_mode))
+			return kj_fail(err, "net", 0, "give a regular file (not a symlink)",
+				       "--net-log %s is not a regular file", cfg->net_log);
+		if (st.st_uid != cfg->caller_uid)
+			return kj_fail(err, "net", 0, "give a file of your own",
+				       "--net-log %s belongs to uid %u, not to you", cfg->net_log,
+				       (unsigned)st.st_uid);
+		return 0;
+	}
+	strcpy(buf, cfg->net_log);
+	if (stat(dirname(buf), &st) < 0)
+		return kj_fail(err, "net", errno, "create the directory first", "--net-log %s", cfg->net_log);
+	if (!S_ISDIR(st.st_mode))
+		return kj_fail(err, "net", ENOTDIR, "give a path in a directory", "--net-log %s", cfg->net_log);
+	return 0;
+}
+
+int proxy_config_check(struct kj_config *cfg, struct kj_err *err)
+{
+	const char *opt = NULL;
+	int rc;
+
+	if (cfg->net != KJ_NET_PROXY) {
+		if (cfg->nallow_host)
+			opt = "--allow-host";
+		else if (cfg->ndeny_host)
+			opt = "--deny-host";
+		else if (cfg->net_log)
+			opt = "--net-log";
+		else if (cfg->net_hosts)
+			opt = "--net-hosts";
+		else if (cfg->net_idle_set)
+			opt = "--net-idle-timeout";
+		if (!opt)
+			return 0;
+		return kj_fail(err, "option", 0, "add --net proxy",
+			       "%s applies only to --net proxy (the network is %s)", opt,
+			       cfg->net == KJ_NET_HOST ? "the host's, unfiltered" : "none at all");
+	}
+	/* The proxy is reached through the sandbox's own network namespace;
+	 * without one, the command would have the host's network unfiltered. */
+	if (cfg->isolation == KJ_ISOLATION_NONE)
+		return kj_fail(err, "option", 0, "use --net host, or a profile with isolation",
+			       "--net proxy needs the sandbox's own network namespace, and --isolation none has none");
+	if ((rc = check_hosts_file(cfg, err)) || (rc = check_log_file(cfg, err)))
+		return rc;
+	return 0;
+}

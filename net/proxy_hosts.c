@@ -1,0 +1,128 @@
+/* Name resolution for the proxy: --net-hosts first (lines "ADDRESS NAME
+ * [NAME...]" like /etc/hosts, read by kjail before the proxy starts),
+ * else getaddrinfo in the host's network context. The sandbox never
+ * resolves anything itself: it has no route to a resolver. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "net/proxy.h"
+#include "net/proxy_int.h"
+
+#define HOSTS_MAX_ENTRIES 4096
+
+static int add_entry(struct proxy_host_entry **v, size_t *n, const char *name, int family,
+		     const unsigned char *addr)
+{
+	struct proxy_host_entry *e;
+
+	if (*n == HOSTS_MAX_ENTRIES)
+		return -E2BIG;
+	if (*n % 64 == 0) {
+		e = realloc(*v, (*n + 64) * sizeof(**v));
+		if (!e)
+			return -ENOMEM;
+		*v = e;
+	}
+	e = &(*v)[(*n)++];
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	e->family = family;
+	memcpy(e->addr, addr, 16);
+	return 0;
+}
+
+int proxy_hosts_load(const char *path, struct proxy_host_entry **out, size_t *count,
+		     struct kj_err *err)
+{
+	FILE *f = fopen(path, "re");
+	char line[1024];
+	unsigned lineno = 0;
+	size_t n = 0;
+	struct proxy_host_entry *v = NULL;
+
+	if (!f)
+		return kj_fail(err, "net", errno, NULL, "--net-hosts %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char *save = NULL, *word, *hash = strchr(line, '#');
+		unsigned char addr[16] = {0};
+		int family, names = 0, rc;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			kj_fail(err, "net", 0, "keep lines under 1024 characters", "--net-hosts %s:%u: line too long",
+				path, lineno);
+			goto fail;
+		}
+		if (hash)
+			*hash = '\0';
+		word = strtok_r(line, " \t\r\n", &save);
+		if (!word)
+			continue;
+		family = strchr(word, ':') ? AF_INET6 : AF_INET;
+		if (inet_pton(family, word, addr) != 1) {
+			kj_fail(err, "net", 0, "write ADDRESS NAME [NAME...] lines",
+				"--net-hosts %s:%u: '%s' is not an IP address", path, lineno, word);
+			goto fail;
+		}
+		while ((word = strtok_r(NULL, " \t\r\n", &save))) {
+			char name[HM_NAME_MAX + 1];
+			const char *why;
+			if (hm_name_normalize(word, strlen(word), name, &why)) {
+				kj_fail(err, "net", 0, "write plain DNS names", "--net-hosts %s:%u: '%s': %s", path,
+					lineno, word, why);
+				goto fail;
+			}
+			if ((rc = add_entry(&v, &n, name, family, addr))) {
+				kj_fail(err, "net", -rc, NULL, "--net-hosts %s:%u", path, lineno);
+				goto fail;
+			}
+			names++;
+		}
+		if (!names) {
+			kj_fail(err, "net", 0, "write ADDRESS NAME [NAME...] lines", "--net-hosts %s:%u: no name",
+				path, lineno);
+			goto fail;
+		}
+	}
+	fclose(f);
+	*out = v;
+	*count = n;
+	return 0;
+fail:
+	fclose(f);
+	free(v);
+	return -EINVAL;
+}
+
+int hosts_resolve(const struct proxy_ctx *px, const char *name, int *family,
+		  unsigned char (*addr)[16], int max)
+{
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res, *ai;
+	int n = 0;
+
+	for (size_t i = 0; i < px->nhosts && n < max; i++)
+		if (!strcmp(px->hosts[i].name, name)) {
+			family[n] = px->hosts[i].family;
+			memcpy(addr[n++], px->hosts[i].addr, 16);
+		}
+	if (n)
+		return n; /* a name in --net-hosts is never looked up elsewhere */
+	if (getaddrinfo(name, NULL, &hints, &res) != 0)
+		return 0;
+	for (ai = res; ai && n < max; ai = ai->ai_next) {
+		memset(addr[n], 0, 16);
+		if (ai->ai_family == AF_INET)
+			memcpy(addr[n], &((struct sockaddr_in *)ai->ai_addr)->sin_addr, 4);
+		else if (ai->ai_family == AF_INET6)
+			memcpy(addr[n], &((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr, 16);
+		else
+			continue;
+		family[n++] = ai->ai_family;
+	}
+	freeaddrinfo(res);
+	return n;
+}

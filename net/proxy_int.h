@@ -1,0 +1,105 @@
+/* Internals of the host-side egress proxy (--net proxy), shared by its
+ * files: proxy.c (the process), proxy_conn.c (one connection: decide,
+ * resolve, connect, log), proxy_http.c, proxy_socks.c (the two
+ * protocols), proxy_pump.c (splice both ways), proxy_hosts.c (--net-hosts). */
+#ifndef KJAIL_PROXY_INT_H
+#define KJAIL_PROXY_INT_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/hostmatch.h"
+
+#define PROXY_MAX_CONNS 1024	      /* concurrent connections; more are refused */
+#define PROXY_HEAD_TIMEOUT_MS 30000   /* to send a request head (slowloris) */
+#define PROXY_CONNECT_TIMEOUT_MS 10000
+#define PROXY_HEAD_MAX 16384	      /* request head and SOCKS5 handshake */
+#define PROXY_MAX_ADDRS 16	      /* addresses tried per name */
+#define PROXY_SHOWN_HOSTS 5	      /* refused hosts named in the summary */
+#define PROXY_HOSTPORT_MAX (HM_NAME_MAX + 32) /* "host:port", "[v6]:port" */
+
+struct proxy_host_entry {
+	char name[HM_NAME_MAX + 1];
+	int family;
+	unsigned char addr[16];
+};
+
+/* Written by the proxy process, read by kjail after the proxy exited
+ * (a MAP_SHARED page set up before the fork). */
+struct proxy_stats {
+	atomic_ulong allowed, refused, failed;
+	atomic_uint nshown;
+	char shown[PROXY_SHOWN_HOSTS][PROXY_HOSTPORT_MAX]; /* "host:port" */
+};
+
+struct proxy_ctx {
+	struct hm_rules rules;
+	const struct proxy_host_entry *hosts; /* --net-hosts */
+	size_t nhosts;
+	int log_fd; /* --net-log, O_APPEND; -1: none */
+	uint64_t idle_ms;
+	struct proxy_stats *stats;
+	pthread_mutex_t lock; /* the shown list, clients[] */
+	atomic_int active;    /* connections being served */
+	int clients[PROXY_MAX_CONNS]; /* their client fds (-1: free slot) */
+};
+
+/* Bytes read from the client and not yet consumed. */
+struct rbuf {
+	unsigned char b[PROXY_HEAD_MAX];
+	size_t len, off;
+};
+
+enum open_result { OPEN_OK, OPEN_REFUSED, OPEN_NORESOLVE, OPEN_FAILED };
+
+/* One client connection, from the relay's fd to the log line. */
+struct conn {
+	struct proxy_ctx *px;
+	int client, upstream;
+	const char *proto; /* "connect", "http", "socks5" */
+	struct hm_target target;
+	bool have_target;
+	char shown_host[208]; /* escaped, for the log when there is no target */
+	int shown_port;
+	const char *decision;		    /* "allow", "refuse", "fail" */
+	char rule[320];			    /* the rule that decided, or "-" */
+	char reason[400];		    /* why it was refused or failed */
+	char addr[INET6_ADDRSTRLEN];
+	uint64_t up, down; /* bytes client -> upstream, upstream -> client */
+	struct rbuf in;
+};
+
+/* proxy_conn.c */
+void conn_serve(struct proxy_ctx *px, int client);
+/* Count the connection and write its log line. */
+void conn_log(struct conn *c);
+enum open_result conn_open(struct conn *c);
+void conn_refuse(struct conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void conn_set_shown(struct conn *c, const unsigned char *host, size_t len, int port);
+
+/* proxy_http.c, proxy_socks.c: speak the protocol, call conn_open, pump. */
+void http_serve(struct conn *c);
+void socks5_serve(struct conn *c);
+
+/* proxy_pump.c */
+int64_t now_ms(void);
+/* Make sure at least n unread bytes are in c->in (0, or -errno: EPIPE at
+ * end of file, ETIMEDOUT, EMSGSIZE when the buffer is full). */
+int rbuf_need(int fd, struct rbuf *rb, size_t n, int64_t deadline);
+int write_all(int fd, const void *buf, size_t len, int timeout_ms);
+/* Splice client <-> upstream until both directions ended, an error, or
+ * idle_ms without a byte. up_limit caps client -> upstream (plain HTTP:
+ * one request body); UINT64_MAX for none. Returns a reason for the log
+ * ("idle timeout") or NULL. */
+const char *pump(struct conn *c, uint64_t up_limit, uint64_t idle_ms);
+
+/* proxy_hosts.c */
+/* Addresses for a name: --net-hosts first, else getaddrinfo in the host's
+ * network context. Returns the count (0: none), fills family/addr. */
+int hosts_resolve(const struct proxy_ctx *px, const char *name, int *family,
+		  unsigned char (*addr)[16], int max);
+
+#endif

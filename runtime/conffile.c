@@ -1,0 +1,296 @@
+/* Reading configuration files safely, and their line format. */
+#include "runtime/conffile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CONF_MAX_SIZE (256 * 1024)
+#define CONF_MAX_LINE 4096
+
+int lines_add(struct kj_lines *l, const char *name, const char *value, const char *file,
+	      unsigned lineno, struct kj_err *err)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct kj_line *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return kj_fail(err, "option", ENOMEM, NULL, "configuration lines");
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct kj_line){name, value, file, lineno};
+	return 0;
+}
+
+const char *line_source(const struct kj_line *ln, char *buf, size_t size)
+{
+	if (!ln->file)
+		snprintf(buf, size, "--%s", ln->name);
+	else if (ln->lineno)
+		snprintf(buf, size, "%s:%u", ln->file, ln->lineno);
+	else
+		snprintf(buf, size, "%s", ln->file);
+	return buf;
+}
+
+void line_error(const struct kj_line *ln, struct kj_err *err)
+{
+	char src[PATH_MAX + 16], msg[sizeof(err->msg)];
+
+	if (!ln->file)
+		return;
+	/* A cut at the end of a long message is harmless. */
+	if (snprintf(msg, sizeof(msg), "%s: %s", line_source(ln, src, sizeof(src)), err->msg) >= 0)
+		memcpy(err->msg, msg, sizeof(err->msg));
+}
+
+void conf_files_add(struct kj_conf_files *f, const char *real, const char *shown,
+		    const char *state)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i].shown, shown))
+			return;
+	if (f->n == KJ_MAX_FILES)
+		return;
+	f->v[f->n].real = real;
+	f->v[f->n].shown = shown;
+	f->v[f->n++].state = state;
+}
+
+const char *conf_home(void)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+
+	if (h && h[0] == '/')
+		return h;
+	pw = getpwuid(getuid());
+	return pw && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+}
+
+const char *conf_shown(const char *path)
+{
+	const char *home = conf_home();
+	size_t n = home ? strlen(home) : 0;
+	char *s;
+
+	if (!n || strcmp(home, "/") == 0 || strncmp(path, home, n) || path[n] != '/')
+		return path;
+	if (asprintf(&s, "~%s", path + n) < 0)
+		return path;
+	return s;
+}
+
+/* Who may own a file (or its directory) under a trust rule. */
+static int check_owner(const char *part, const char *shown, const struct stat *st,
+		       enum conf_trust trust, const char *kind, struct kj_err *err)
+{
+	uid_t me = getuid();
+
+	if (trust == CONF_SYSTEM && st->st_uid != 0)
+		return kj_fail(err, part, 0, "only root may own system configuration: chown root",
+			       "%s%s is owned by uid %u, not root", kind, shown, (unsigned)st->st_uid);
+	if (trust == CONF_PRIVATE && st->st_uid != me)
+		return kj_fail(err, part, 0, "use a file of your own",
+			       "%s%s is owned by uid %u, not by you", kind, shown, (unsigned)st->st_uid);
+	if (trust == CONF_USER && st->st_uid != 0 && st->st_uid != me)
+		return kj_fail(err, part, 0, "use a file of your own, or have root own it",
+			       "%s%s is owned by uid %u, neither root nor you", kind, shown,
+			       (unsigned)st->st_uid);
+	return 0;
+}
+
+/* Another user who can write the file could loosen every later run. */
+static int check_file(const char *part, const char *shown, const struct stat *st,
+		      enum conf_trust trust, struct kj_err *err)
+{
+	char fix[PATH_MAX + 32];
+
+	if (!S_ISREG(st->st_mode))
+		return kj_fail(err, part, 0, "give a regular file", "%s is not a regular file", shown);
+	if (check_owner(part, shown, st, trust, "", err))
+		return -EPERM;
+	if (trust == CONF_PRIVATE && (st->st_mode & 077)) {
+		snprintf(fix, sizeof(fix), "chmod 600 %s", shown);
+		return kj_fail(err, part, 0, fix, "%s is accessible to group or others (mode %04o)", shown,
+			       (unsigned)(st->st_mode & 07777));
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(fix, sizeof(fix), "chmod go-w %s", shown);
+		return kj_fail(err, part, 0, fix, "%s is writable by group or others (mode %04o)", shown,
+			       (unsigned)(st->st_mode & 07777));
+	}
+	return 0;
+}
+
+/* Whoever can write the directory can replace the file in it (unless the
+ * directory is sticky, as /tmp is: then only the file's owner can). */
+static int check_dir(const char *part, const char *real, enum conf_trust trust, struct kj_err *err)
+{
+	char dir[PATH_MAX], fix[PATH_MAX + 32];
+	const char *shown, *slash = strrchr(real, '/');
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash && slash != real ? (int)(slash - real) : 1, real);
+	if (stat(dir, &st) < 0)
+		return kj_fail(err, part, errno, NULL, "%s", dir);
+	shown = conf_shown(dir);
+	if (st.st_mode & S_ISVTX)
+		return 0;
+	if (check_owner(part, shown, &st, trust, "the directory ", err))
+		return -EPERM;
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(fix, sizeof(fix), "chmod go-w %s", shown);
+		return kj_fail(err, part, 0, fix, "the directory %s is writable by group or others", shown);
+	}
+	return 0;
+}
+
+int conf_read(const char *part, const char *path, enum conf_trust trust, char **text,
+	      char **real, struct kj_err *err)
+{
+	struct stat st;
+	const char *shown;
+	char *buf;
+	ssize_t n;
+	int fd, e;
+
+	*text = *real = NULL;
+	*real = realpath(path, NULL);
+	if (!*real) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		return kj_fail(err, part, errno, NULL, "%s", conf_shown(path));
+	}
+	shown = conf_shown(*real);
+	/* Checked before opening (a file closed to us still gets its own
+	 * message), and again on what was opened. */
+	if (stat(*real, &st) < 0) {
+		e = errno;
+		free(*real);
+		*real = NULL;
+		return kj_fail(err, part, e, NULL, "%s", shown);
+	}
+	if (check_file(part, shown, &st, trust, err) ||
+	    (trust != CONF_PRIVATE && check_dir(part, *real, trust, err))) {
+		free(*real);
+		*real = NULL;
+		return -EPERM;
+	}
+	/* O_NOFOLLOW: the resolved path must still be no symlink when opened;
+	 * O_NONBLOCK: a FIFO planted there cannot hang kjail. */
+	fd = open(*real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		free(*real);
+		*real = NULL;
+		return kj_fail(err, part, e, NULL, "open %s", shown);
+	}
+	if (fstat(fd, &st) < 0 || check_file(part, shown, &st, trust, err))
+		goto fail;
+	if (st.st_size > CONF_MAX_SIZE) {
+		kj_fail(err, part, EFBIG, "configuration files are small", "%s", shown);
+		goto fail;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		kj_fail(err, part, ENOMEM, NULL, "read %s", shown);
+		goto fail;
+	}
+	n = read(fd, buf, (size_t)st.st_size + 1);
+	if (n < 0 || n > st.st_size) {
+		kj_fail(err, part, n < 0 ? errno : EAGAIN, NULL, "read %s", shown);
+		free(buf);
+		goto fail;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (memchr(buf, '\0', (size_t)n)) {
+		free(buf);
+		free(*real);
+		*real = NULL;
+		return kj_fail(err, part, 0, "configuration files are text", "%s contains a NUL byte", shown);
+	}
+	*text = buf;
+	return 0;
+fail:
+	close(fd);
+	free(*real);
+	*real = NULL;
+	return -EINVAL;
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	s += strspn(s, " \t\r");
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		*--end = '\0';
+	return s;
+}
+
+int conf_split_line(char *line, const char **name, const char **value, const char **why)
+{
+	char *s = trim(line), *p;
+
+	if (!*s || *s == '#')
+		return 0;
+	/* A comment starts at a '#' after a blank; a '#' inside a value
+	 * ("setenv COLOR=#fff") stays. */
+	for (p = s + 1; *p; p++)
+		if (*p == '#' && (p[-1] == ' ' || p[-1] == '\t')) {
+			*p = '\0';
+			s = trim(s);
+			break;
+		}
+	p = s + strcspn(s, " \t");
+	if (*p) {
+		*p++ = '\0';
+		p = trim(p);
+	}
+	*name = s;
+	*value = *p ? p : NULL;
+	if (s[0] == '-') {
+		*why = "write an option without its dashes ('net none', not '--net none')";
+		return -1;
+	}
+	if (strchr(s, '=')) {
+		*why = "separate the option and its value with a space ('net none', not 'net=none')";
+		return -1;
+	}
+	return 1;
+}
+
+int conf_parse(const char *part, char *text, const char *file, struct kj_lines *out,
+	       struct kj_err *err)
+{
+	unsigned lineno = 0;
+
+	for (char *line = text, *next; line && *line; line = next) {
+		const char *name, *value, *why;
+		int rc;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		if (strlen(line) > CONF_MAX_LINE)
+			return kj_fail(err, part, 0, "split it", "%s:%u: the line is too long", file, lineno);
+		rc = conf_split_line(line, &name, &value, &why);
+		if (rc < 0)
+			return kj_fail(err, part, 0, why, "%s:%u: '%s' is not an option line", file, lineno,
+				       name);
+		if (rc > 0 && lines_add(out, name, value, file, lineno, err))
+			return -ENOMEM;
+	}
+	return 0;
+}

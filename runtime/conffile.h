@@ -1,0 +1,90 @@
+/* Configuration files and configuration lines.
+ *
+ * Settings, profiles and the policy are text files of lines
+ *
+ *     name [value]        # comment
+ *
+ * one long option a line, without its dashes. They are read only when
+ * nobody but their owner and root can change them: a file another user
+ * (or a sandbox) could write would be a way to loosen every later run.
+ */
+#ifndef KJAIL_CONFFILE_H
+#define KJAIL_CONFFILE_H
+
+#include <stddef.h>
+
+#include "runtime/error.h"
+
+/* One option from any source. */
+struct kj_line {
+	const char *name;
+	const char *value; /* NULL: a flag without a value */
+	const char *file;  /* the source as shown to the user; NULL: the command line */
+	unsigned lineno;   /* 0: not from a file (the command line, KJAIL_PROFILE) */
+};
+
+struct kj_lines {
+	struct kj_line *v;
+	size_t n, cap;
+};
+
+int lines_add(struct kj_lines *l, const char *name, const char *value, const char *file,
+	      unsigned lineno, struct kj_err *err);
+
+/* "file:line", "file", or "--name" for the command line. */
+const char *line_source(const struct kj_line *ln, char *buf, size_t size);
+
+/* Prefix err's message with "<source>: " (for lines not from the command
+ * line), so the same problem reads the same from every source. */
+void line_error(const struct kj_line *ln, struct kj_err *err);
+
+/* Where kjail's own configuration lives. Never taken from the environment:
+ * whoever can set a variable must not be able to redirect the admin's
+ * settings or policy. */
+#define KJ_ETC "/etc/kjail"
+#define KJ_USER_DIR ".config/kjail" /* below the caller's home */
+
+/* Every configuration file kjail looked at, for doctor and for the check
+ * that none of them is somewhere the sandbox can write. */
+#define KJ_MAX_FILES 32
+struct kj_conf_files {
+	struct {
+		const char *real;  /* canonical path; NULL for a built-in */
+		const char *shown; /* as shown to the user */
+		const char *state; /* "read", "absent", "built-in" */
+	} v[KJ_MAX_FILES];
+	size_t n;
+};
+
+void conf_files_add(struct kj_conf_files *f, const char *real, const char *shown,
+		    const char *state);
+
+enum conf_trust {
+	CONF_SYSTEM,  /* /etc/kjail: owned by root, writable by root only */
+	CONF_USER,    /* owned by root or the caller, writable by its owner only */
+	CONF_PRIVATE, /* --env-file: the caller's, no access for group or others */
+};
+
+/* Read a configuration file. Symlinks are resolved; the file itself must
+ * be a regular file the trust rule accepts, and (except CONF_PRIVATE) so
+ * must its directory. Returns -ENOENT without touching err when there is
+ * no such file. *real gets the canonical path (malloc'd). */
+int conf_read(const char *part, const char *path, enum conf_trust trust, char **text,
+	      char **real, struct kj_err *err);
+
+/* Split one line in place: 1 and name/value for an option line, 0 for a
+ * blank or comment line, -1 with *why for a malformed one. */
+int conf_split_line(char *line, const char **name, const char **value, const char **why);
+
+/* Split text (modified in place) into lines; file names them in messages. */
+int conf_parse(const char *part, char *text, const char *file, struct kj_lines *out,
+	       struct kj_err *err);
+
+/* path as shown to the user: "~/..." below $HOME. Never freed. */
+const char *conf_shown(const char *path);
+
+/* The caller's home for ~/.config/kjail ($HOME if absolute, else the user
+ * database), or NULL. */
+const char *conf_home(void);
+
+#endif

@@ -1,0 +1,555 @@
+/* kjail doctor: the facts, each with its status, the reason when something
+ * is off and the fix; then the posture of the run a `kjail exec` would
+ * get here, and whether it can start. See doctor.h. */
+#include "runtime/doctor.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "runtime/cgroup_int.h" /* cg_locate: see check_cgroup() */
+#include "runtime/builtin.h"
+#include "runtime/cli.h"
+#include "runtime/landlock.h"
+#include "runtime/probe.h"
+#include "runtime/settings.h"
+
+#ifndef KJAIL_VERSION
+#define KJAIL_VERSION "0.1.0"
+#endif
+
+#define MAX_CHECKS 12
+
+struct check {
+	const char *name;
+	const char *status; /* ok, warn, fail, info */
+	char detail[640];
+	char fix[320];
+};
+
+struct report {
+	struct check checks[MAX_CHECKS];
+	size_t n;
+	bool blocked;	   /* the run cannot start: verdict says why */
+	char verdict[640];
+	char limits[480];  /* the limits part of the posture */
+	char posture[800];
+	/* Live results the verdict needs. */
+	struct kj_err kernel_err, userns_err, mount_err, net_err, seccomp_err, landlock_err;
+	bool kernel_ok, userns_ok, mount_ok, net_ok, seccomp_ok, landlock_ok, seccomp_compiles;
+	int landlock_abi;
+	struct kj_err limits_err; /* the first limit that cannot be enforced */
+	bool limits_blocked;
+};
+
+__attribute__((format(printf, 3, 4))) static void put(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+/* snprintf for report text, where a cut is harmless. */
+__attribute__((format(printf, 3, 4))) static void set(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
+static struct check *add(struct report *r, const char *name, const char *status)
+{
+	struct check *c = &r->checks[r->n < MAX_CHECKS - 1 ? r->n++ : r->n];
+
+	memset(c, 0, sizeof(*c));
+	c->name = name;
+	c->status = status;
+	return c;
+}
+
+/* "fix" part of an error record's message: the text in the last (...). */
+static void split_fix(const char *msg, char *what, size_t wsize, char *fix, size_t fsize)
+{
+	size_t n = strlen(msg);
+	const char *open = NULL;
+
+	if (n && msg[n - 1] == ')') {
+		int depth = 0;
+		for (const char *p = msg + n - 1; p >= msg; p--) {
+			depth += *p == ')' ? 1 : *p == '(' ? -1 : 0;
+			if (depth == 0) {
+				open = p;
+				break;
+			}
+		}
+	}
+	if (open && open > msg && open[-1] == ' ') {
+		set(what, wsize, "%.*s", (int)(open - msg - 1), msg);
+		snprintf(fix, fsize, "%.*s", (int)(msg + n - open - 2), open + 1);
+	} else {
+		set(what, wsize, "%s", msg);
+		fix[0] = '\0';
+	}
+}
+
+static void sysctl_read(const char *path, char *out, size_t size)
+{
+	FILE *f = fopen(path, "re");
+
+	if (!f || !fgets(out, (int)size, f))
+		snprintf(out, size, "absent");
+	else
+		out[strcspn(out, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/* ------------------------------------------------------------ the facts */
+
+static void check_kernel(struct report *r)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+	struct check *c;
+
+	uname(&u);
+	sscanf(u.release, "%d.%d", &major, &minor);
+	r->kernel_ok = major > 5 || (major == 5 && minor >= 12);
+	c = add(r, "kernel", r->kernel_ok ? "ok" : "fail");
+	set(c->detail, sizeof(c->detail), "Linux %s (kjail needs 5.12 or later)", u.release);
+	if (!r->kernel_ok) {
+		set(c->fix, sizeof(c->fix), "upgrade the kernel, or use the host profile inside a VM");
+		kj_fail(&r->kernel_err, "kernel", 0, c->fix, "Linux %s is older than 5.12", u.release);
+	}
+}
+
+static void check_userns(struct report *r)
+{
+	char max[32], clone[32], aa[32], what[480], fix[320];
+	struct check *c;
+
+	sysctl_read("/proc/sys/user/max_user_namespaces", max, sizeof(max));
+	sysctl_read("/proc/sys/kernel/unprivileged_userns_clone", clone, sizeof(clone));
+	sysctl_read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", aa, sizeof(aa));
+	r->userns_ok = probe_userns(&r->userns_err) == 0;
+	c = add(r, "user namespaces", r->userns_ok ? "ok" : "fail");
+	if (r->userns_ok) {
+		set(what, sizeof(what), "live probe: a user namespace with our uid mapped, and a mount namespace inside it");
+	} else {
+		split_fix(r->userns_err.msg, what, sizeof(what), fix, sizeof(fix));
+		if (!strcmp(max, "0"))
+			set(c->fix, sizeof(c->fix), "sysctl -w user.max_user_namespaces=15000 (and in /etc/sysctl.d/)");
+		else if (!strcmp(clone, "0"))
+			set(c->fix, sizeof(c->fix), "sysctl -w kernel.unprivileged_userns_clone=1 (and in /etc/sysctl.d/)");
+		else if (!strcmp(aa, "1"))
+			set(c->fix, sizeof(c->fix),
+				 "install the AppArmor profile kjail ships: cp contrib/apparmor/kjail /etc/apparmor.d/ && apparmor_parser -r /etc/apparmor.d/kjail; "
+				 "or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
+		else
+			set(c->fix, sizeof(c->fix), "check the kernel's user namespace support and any LSM denying it");
+	}
+	set(c->detail, sizeof(c->detail),
+		 "%s; user.max_user_namespaces=%s, kernel.unprivileged_userns_clone=%s, kernel.apparmor_restrict_unprivileged_userns=%s",
+		 what, max, clone, aa);
+}
+
+/* The policy the run would load (the built-in default when the
+ * configuration was refused), compiled, loaded and tried. */
+static void check_seccomp(struct report *r, const struct kj_config *cfg)
+{
+	const struct scmp_version *v = seccomp_version();
+	const char *text = cfg->seccomp_text, *source = cfg->seccomp_source;
+	char actions[200], what[480], fix[320];
+	bool builtin = cfg->seccomp != KJ_SECCOMP_FILE;
+	unsigned insns = 0;
+	struct check *c;
+
+	if (!text) {
+		text = kjail_builtin_find("seccomp-default.policy");
+		source = "profiles/seccomp-default.policy";
+		builtin = true;
+	}
+	sysctl_read("/proc/sys/kernel/seccomp/actions_avail", actions, sizeof(actions));
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) {
+		kj_fail(&r->seccomp_err, "seccomp", errno, "use a kernel built with CONFIG_SECCOMP_FILTER",
+			"the kernel has no seccomp");
+	} else if (!text) {
+		kj_fail(&r->seccomp_err, "seccomp", 0, "rebuild kjail", "the built-in policy is missing");
+	} else {
+		r->seccomp_ok = probe_seccomp(text, source, builtin, &insns, &r->seccomp_err) == 0;
+		r->seccomp_compiles = r->seccomp_ok || insns > 0;
+	}
+	c = add(r, "seccomp", r->seccomp_ok ? "ok" : "fail");
+	if (r->seccomp_ok) {
+		set(c->detail, sizeof(c->detail),
+		    "live probe: %s (%u instructions) loads%s; libseccomp %u.%u.%u; kernel actions: %s",
+		    source, insns, builtin ? " and denies unshare" : "", v->major, v->minor, v->micro, actions);
+		return;
+	}
+	split_fix(r->seccomp_err.msg, what, sizeof(what), fix, sizeof(fix));
+	set(c->detail, sizeof(c->detail), "%s; libseccomp %u.%u.%u", what, v->major, v->minor, v->micro);
+	set(c->fix, sizeof(c->fix), "%s", fix[0] ? fix : "use a kernel with seccomp filters");
+}
+
+/* What Landlock the run would get (landlock_plan(), as launch.c calls it). */
+static void check_landlock(struct report *r, const struct kj_config *cfg)
+{
+	char what[200], fix[320], why[480];
+	struct check *c;
+
+	r->landlock_ok = landlock_plan(cfg, &r->landlock_abi, &r->landlock_err) == 0;
+	landlock_describe(cfg, r->landlock_abi, what, sizeof(what));
+	c = add(r, "landlock", !r->landlock_ok ? "fail" : r->landlock_abi > 0 ? "ok" : "info");
+	set(c->detail, sizeof(c->detail), "%s", what);
+	if (!r->landlock_ok) {
+		split_fix(r->landlock_err.msg, why, sizeof(why), fix, sizeof(fix));
+		put(c->detail, sizeof(c->detail), "; %s", why);
+		set(c->fix, sizeof(c->fix), "%s", fix);
+	}
+}
+
+static void check_mount_api(struct report *r)
+{
+	char what[480], fix[320];
+	struct check *c;
+
+	r->mount_ok = probe_mount_api(&r->mount_err) == 0;
+	c = add(r, "mount API", r->mount_ok ? "ok" : "fail");
+	if (r->mount_ok) {
+		set(c->detail, sizeof(c->detail),
+			 "live probe: fsopen/fsmount of a tmpfs and a read-only open_tree clone of / in a user namespace");
+		return;
+	}
+	split_fix(r->mount_err.msg, what, sizeof(what), fix, sizeof(fix));
+	set(c->detail, sizeof(c->detail), "%s", what);
+	set(c->fix, sizeof(c->fix), "%s", fix[0] ? fix : "kjail needs Linux 5.12 or later");
+}
+
+static void check_network(struct report *r, const struct kj_config *cfg)
+{
+	char what[480], fix[320];
+	struct check *c;
+
+	r->net_ok = probe_netns(&r->net_err) == 0;
+	c = add(r, "network", r->net_ok ? "ok" : cfg->net != KJ_NET_HOST ? "fail" : "warn");
+	if (r->net_ok) {
+		set(c->detail, sizeof(c->detail),
+			 "live probe: lo up in a new network namespace (what --net none gets)");
+		return;
+	}
+	split_fix(r->net_err.msg, what, sizeof(what), fix, sizeof(fix));
+	set(c->detail, sizeof(c->detail), "--net none (and proxy) cannot work here: %s", what);
+	set(c->fix, sizeof(c->fix), "%s", fix[0] ? fix : "use --net host (no network isolation)");
+}
+
+/* The limits asked for, through the cgroup module's own look (cg_locate,
+ * which writes nothing), so doctor's answer is the one a run would get. */
+static void check_cgroup(struct report *r, const struct kj_config *cfg)
+{
+	const struct kj_limits *l = &cfg->limits;
+	const bool asked[CG_NCTRL] = {l->memory != KJ_LIMIT_MAX, l->pids != KJ_LIMIT_MAX,
+				      l->cpu_quota_us != KJ_LIMIT_MAX};
+	const char *opt[CG_NCTRL] = {"--memory", "--pids", "--cpus"};
+	const char *arg[CG_NCTRL] = {l->memory_arg, l->pids_arg, l->cpus_arg};
+	char summary[400] = "", enforced[200] = "";
+	struct cg_problem prob[CG_NCTRL];
+	struct cg_place pl;
+	bool all_v1 = true, any_asked = false, any_missing = false;
+	struct check *c;
+
+	cg_locate(&pl, CG_BIT(CG_MEMORY) | CG_BIT(CG_PIDS) | CG_BIT(CG_CPU), prob);
+	c = add(r, "cgroup v2", "ok");
+	if (!pl.have_mount)
+		put(c->detail, sizeof(c->detail), "no cgroup2 file system (cgroup v1 only)");
+	else if (!strcmp(pl.mount, "/sys/fs/cgroup"))
+		put(c->detail, sizeof(c->detail), "unified: cgroup2 at %s", pl.mount);
+	else
+		put(c->detail, sizeof(c->detail), "hybrid: cgroup2 at %s, beside cgroup v1", pl.mount);
+	if (pl.have_base)
+		put(c->detail, sizeof(c->detail), "; kjail's cgroups go in %s", pl.kjail);
+	for (int i = 0; i < CG_NCTRL; i++) {
+		put(c->detail, sizeof(c->detail), "; %s: %s", cg_ctrl_name[i],
+		    prob[i].why[0] ? prob[i].why : "usable");
+		if (prob[i].why[0]) {
+			c->status = "warn";
+			if (!c->fix[0])
+				set(c->fix, sizeof(c->fix), "%s", prob[i].fix);
+		}
+		if (!asked[i])
+			continue;
+		any_asked = true;
+		if (!prob[i].why[0]) {
+			put(enforced, sizeof(enforced), "%s%s %s", enforced[0] ? ", " : "", opt[i] + 2, arg[i]);
+			continue;
+		}
+		all_v1 &= strstr(prob[i].why, "cgroup v1") != NULL;
+		if (!any_missing) /* the error a run would stop at: the first */
+			kj_fail(&r->limits_err, "cgroup", 0, prob[i].fix[0] ? prob[i].fix : NULL,
+				"cannot enforce %s %s: %s", opt[i], arg[i], prob[i].why);
+		any_missing = true;
+	}
+	cg_place_release(&pl);
+	if (any_missing) {
+		const char *sep = "";
+		int k = 0, nmissing = 0;
+		for (int i = 0; i < CG_NCTRL; i++)
+			nmissing += asked[i] && prob[i].why[0];
+		for (int i = 0; i < CG_NCTRL; i++) {
+			if (!asked[i] || !prob[i].why[0])
+				continue;
+			k++;
+			sep = k == 1 ? "" : k == nmissing ? " and " : ", ";
+			if (all_v1)
+				put(summary, sizeof(summary), "%s%s", sep, cg_ctrl_name[i]);
+			else
+				put(summary, sizeof(summary), "%s%s", k > 1 ? "; " : "", prob[i].why);
+		}
+		if (all_v1)
+			put(summary, sizeof(summary), " %s on cgroup v1", nmissing > 1 ? "are" : "is");
+	}
+	r->limits_blocked = any_missing && l->mode == KJ_LIMITS_REQUIRED;
+	if (!any_asked)
+		set(r->limits, sizeof(r->limits), "limits: none asked");
+	else if (!any_missing)
+		set(r->limits, sizeof(r->limits), "limits: %s", enforced);
+	else if (r->limits_blocked)
+		set(r->limits, sizeof(r->limits), "limits: not enforceable here (%s)", summary);
+	else
+		set(r->limits, sizeof(r->limits), "limits: best-effort, not enforced here (%s)%s%s",
+			 summary, enforced[0] ? "; enforced: " : "", enforced);
+}
+
+/* ---------------------------------------------------- the configuration */
+
+static void check_config(struct report *r, const struct kj_config *cfg, const struct kj_sources *s,
+			 int cfg_rc, const struct kj_err *cfg_err)
+{
+	struct check *c = add(r, "profile", cfg_rc ? "fail" : "ok");
+
+	if (s->profile.name)
+		set(c->detail, sizeof(c->detail), "%s (chosen by %s; %s)", s->profile.name,
+			 s->profile_from ? s->profile_from : "?", s->profile.file);
+	else
+		set(c->detail, sizeof(c->detail), "none could be chosen");
+	if (cfg_rc) {
+		char what[480];
+		split_fix(cfg_err->msg, what, sizeof(what), c->fix, sizeof(c->fix));
+		put(c->detail, sizeof(c->detail), "; the configuration is refused: %s: %s", cfg_err->part, what);
+	}
+	if (!cfg_rc && cfg->isolation == KJ_ISOLATION_NONE) {
+		c->status = "warn";
+		put(c->detail, sizeof(c->detail), "; profile host: no isolation, the environment is the boundary");
+	}
+	c = add(r, "settings", "info");
+	for (size_t i = 0; i < s->files.n; i++)
+		if (strncmp(s->files.v[i].state, "built-in", 8))
+			put(c->detail, sizeof(c->detail), "%s%s: %s", c->detail[0] ? "; " : "", s->files.v[i].shown,
+			    s->files.v[i].state);
+	c = add(r, "policy", "info");
+	put(c->detail, sizeof(c->detail), "%s: %s", KJ_POLICY_FILE, s->policy.state ? s->policy.state : "not read");
+	for (size_t i = 0; i < s->policy.n; i++)
+		put(c->detail, sizeof(c->detail), "%s %s", i ? ";" : ":", s->policy.rules[i].text);
+}
+
+static void posture(struct report *r, const struct kj_config *cfg, const struct kj_sources *s)
+{
+	const char *name = s->profile.name ? s->profile.name : "?";
+
+	if (cfg->isolation == KJ_ISOLATION_NONE)
+		set(r->posture, sizeof(r->posture), "%s · no isolation (the environment is the boundary) · %s",
+			 name, r->limits);
+	else
+		set(r->posture, sizeof(r->posture),
+			 "%s · full isolation (user, mount ro-root%s, pid, net %s, seccomp%s%s, caps dropped) · %s", name,
+			 cfg->workspace_ro ? ", read-only workspace" : "", cfg->net == KJ_NET_NONE ? "none" : cfg->net == KJ_NET_HOST ? "host" : "proxy",
+			 cfg->seccomp == KJ_SECCOMP_STRICT ? " strict" : cfg->seccomp == KJ_SECCOMP_FILE ? " (policy file)" : "",
+			 r->landlock_abi > 0 ? ", landlock" : "", r->limits);
+}
+
+/* In the order a run meets them: the first one a run would stop at. */
+static void verdict(struct report *r, const struct kj_config *cfg, int cfg_rc, const struct kj_err *cfg_err)
+{
+	const struct kj_err *why = NULL;
+	bool full = cfg->isolation == KJ_ISOLATION_FULL;
+
+	if (cfg_rc)
+		why = cfg_err;
+	else if (full && !r->seccomp_ok && !r->seccomp_compiles)
+		why = &r->seccomp_err; /* compiled before anything else */
+	else if (full && !r->landlock_ok)
+		why = &r->landlock_err;
+	else if (r->limits_blocked)
+		why = &r->limits_err;
+	else if (full && !r->kernel_ok)
+		why = &r->kernel_err;
+	else if (full && !r->userns_ok)
+		why = &r->userns_err;
+	else if (full && !r->mount_ok)
+		why = &r->mount_err;
+	else if (full && cfg->net != KJ_NET_HOST && !r->net_ok)
+		why = &r->net_err;
+	else if (full && !r->seccomp_ok)
+		why = &r->seccomp_err;
+	r->blocked = why != NULL;
+	if (why)
+		set(r->verdict, sizeof(r->verdict), "%s: %s", why->part, why->msg);
+}
+
+/* --------------------------------------------------------------- output */
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch == '\n')
+			fputs("\\n", out);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void print_json(FILE *out, const struct report *r, const struct kj_sources *s)
+{
+	fputs("{\"kjail\":", out);
+	json_str(out, KJAIL_VERSION);
+	fprintf(out, ",\"can_run\":%s,\"verdict\":", r->blocked ? "false" : "true");
+	json_str(out, r->blocked ? r->verdict : "can run here");
+	fputs(",\"posture\":", out);
+	json_str(out, r->posture);
+	fputs(",\"limits\":", out);
+	json_str(out, r->limits);
+	fputs(",\"profile\":{\"name\":", out);
+	json_str(out, s->profile.name);
+	fputs(",\"from\":", out);
+	json_str(out, s->profile_from);
+	fputs(",\"file\":", out);
+	json_str(out, s->profile.file);
+	fputs("},\"files\":[", out);
+	for (size_t i = 0; i < s->files.n; i++) {
+		fputs(i ? ",{\"path\":" : "{\"path\":", out);
+		json_str(out, s->files.v[i].shown);
+		fputs(",\"state\":", out);
+		json_str(out, s->files.v[i].state);
+		fputc('}', out);
+	}
+	fputs("],\"policy\":{\"path\":", out);
+	json_str(out, KJ_POLICY_FILE);
+	fputs(",\"state\":", out);
+	json_str(out, s->policy.state);
+	fputs(",\"rules\":[", out);
+	for (size_t i = 0; i < s->policy.n; i++) {
+		fputs(i ? "," : "", out);
+		json_str(out, s->policy.rules[i].text);
+	}
+	fputs("]},\"checks\":[", out);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct check *c = &r->checks[i];
+		fputs(i ? ",{\"name\":" : "{\"name\":", out);
+		json_str(out, c->name);
+		fputs(",\"status\":", out);
+		json_str(out, c->status);
+		fputs(",\"detail\":", out);
+		json_str(out, c->detail);
+		fputs(",\"fix\":", out);
+		json_str(out, c->fix);
+		fputc('}', out);
+	}
+	fputs("]}\n", out);
+}
+
+static void print_text(FILE *out, const struct report *r)
+{
+	fprintf(out, "kjail %s doctor\n", KJAIL_VERSION);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct check *c = &r->checks[i];
+		fprintf(out, "%-5s %-16s %s%s%s%s\n", c->status, c->name, c->detail, c->fix[0] ? " (fix: " : "",
+			c->fix, c->fix[0] ? ")" : "");
+	}
+	fprintf(out, "%-5s %-16s %s\n", "", "posture", r->posture);
+	if (r->blocked)
+		fprintf(out, "%-5s %-16s cannot run here: %s\n", "fail", "verdict", r->verdict);
+	else
+		fprintf(out, "%-5s %-16s can run here\n", "ok", "verdict");
+}
+
+/* A bad flag is doctor's own usage error (125); a bad settings file or
+ * profile is a finding about this machine (reported, exit 1). */
+static int check_flags(int argc, char **argv, struct kj_err *err)
+{
+	struct kj_lines flags = {0};
+	struct kj_config scratch;
+	char **rest;
+	int rc = cli_parse_exec(argc, argv, false, &flags, &rest, err);
+
+	config_init(&scratch);
+	for (size_t i = 0; !rc && i < flags.n; i++)
+		if (strcmp(flags.v[i].name, "profile"))
+			rc = cli_apply_option(&scratch, flags.v[i].name, flags.v[i].value, err);
+	free(flags.v);
+	return rc;
+}
+
+int doctor_run(int argc, char **argv)
+{
+	static struct report r;
+	struct kj_config cfg;
+	struct kj_sources src;
+	struct kj_err err = {0};
+	bool json = false;
+	int rc;
+
+	if (argc && !strcmp(argv[0], "--json")) {
+		json = true;
+		argc--;
+		argv++;
+	}
+	rc = check_flags(argc, argv, &err);
+	if (rc == 1) {
+		printf("usage: kjail doctor [--json] [OPTIONS]\n"
+		       "Check what kjail can do here for `kjail exec [OPTIONS]`; exit 0 if it can run, 1 if not.\n");
+		return 0;
+	}
+	if (rc) {
+		kj_err_print(&err);
+		return KJ_EXIT_SETUP;
+	}
+	config_init(&cfg);
+	rc = settings_load(argc, argv, false, &cfg, &src, &err);
+	check_kernel(&r);
+	check_userns(&r);
+	check_mount_api(&r);
+	check_network(&r, &cfg);
+	check_seccomp(&r, &cfg);
+	check_landlock(&r, &cfg);
+	check_cgroup(&r, &cfg);
+	check_config(&r, &cfg, &src, rc, &err);
+	posture(&r, &cfg, &src);
+	verdict(&r, &cfg, rc, &err);
+	if (json)
+		print_json(stdout, &r, &src);
+	else
+		print_text(stdout, &r);
+	return r.blocked ? 1 : 0;
+}

@@ -1,0 +1,350 @@
+/* Reading /etc/kjail/policy and holding every run to it. */
+#include "runtime/policy.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "runtime/cli.h"
+#include "runtime/conffile.h"
+#include "runtime/settings.h"
+#include "runtime/validate.h"
+
+#define FIX "ask your administrator; kjail doctor lists the policy"
+
+/* ---------------------------------------------------------- the values */
+
+static uint64_t or_none(bool set, uint64_t v)
+{
+	return set ? v : UINT64_MAX;
+}
+
+/* Options a `max` line can bound: the value in force (UINT64_MAX: none)
+ * and how to show it. */
+static uint64_t num_value(const struct kj_config *c, const char *opt, char *shown, size_t size)
+{
+	char d[32];
+
+	if (!strcmp(opt, "memory"))
+		return snprintf(shown, size, "%s", c->limits.memory_arg), c->limits.memory;
+	if (!strcmp(opt, "memory-swap"))
+		return snprintf(shown, size, "%s", c->limits.memory_swap_arg), c->limits.memory_swap;
+	if (!strcmp(opt, "pids"))
+		return snprintf(shown, size, "%s", c->limits.pids_arg), c->limits.pids;
+	if (!strcmp(opt, "cpus"))
+		return snprintf(shown, size, "%s", c->limits.cpus_arg), c->limits.cpu_quota_us;
+	if (!strcmp(opt, "timeout")) {
+		format_duration(c->timeout_ms, d, sizeof(d));
+		snprintf(shown, size, "%s", c->timeout_ms ? d : "none");
+		return or_none(c->timeout_ms, c->timeout_ms);
+	}
+	if (!strcmp(opt, "kill-grace")) {
+		format_duration(c->kill_grace_ms, shown, size);
+		return c->kill_grace_ms;
+	}
+	if (!strcmp(opt, "output-limit")) {
+		snprintf(shown, size, c->output_limited ? "%llu" : "none", (unsigned long long)c->output_limit);
+		return or_none(c->output_limited, c->output_limit);
+	}
+	if (!strcmp(opt, "tmp-size")) {
+		snprintf(shown, size, "%llu", (unsigned long long)c->tmp_size);
+		return c->tmp_size;
+	}
+	return 0;
+}
+
+static const char *const max_opts[] = {"memory", "memory-swap", "pids", "cpus", "timeout",
+				       "kill-grace", "output-limit", "tmp-size", NULL};
+static const char *const enum_opts[] = {"net", "isolation", "limits", "landlock", "seccomp", NULL};
+static const char *const name_opts[] = {"env", "setenv", "allow-secret-env", NULL};
+static const char *const path_opts[] = {"rw", "ro", "workspace", NULL};
+static const char *const requirements[] = {"seccomp", "isolation", "timeout", "output-limit",
+					   "limits", NULL};
+
+static bool in(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, s))
+			return true;
+	return false;
+}
+
+static uint64_t enum_value(const struct kj_config *c, const char *opt)
+{
+	if (!strcmp(opt, "net"))
+		return c->net;
+	if (!strcmp(opt, "isolation"))
+		return c->isolation;
+	if (!strcmp(opt, "landlock"))
+		return c->landlock;
+	if (!strcmp(opt, "seccomp"))
+		return c->seccomp; /* a path stands for every policy FILE */
+	return c->limits.mode;
+}
+
+/* ------------------------------------------------------------- loading */
+
+static int bad(struct kj_err *err, const struct kj_rule *r, const char *fix, const char *what)
+{
+	return kj_fail(err, "policy", 0, fix, "%s: %s: %s", r->where, r->text, what);
+}
+
+/* The option's own parser refused the value: its words, the rule's place. */
+static int bad_value(struct kj_err *err, const struct kj_rule *r)
+{
+	char msg[sizeof(err->msg)];
+
+	memcpy(msg, err->msg, sizeof(msg));
+	return kj_fail(err, "policy", 0, NULL, "%s: %s: %s", r->where, r->text, msg);
+}
+
+/* Check the rule's value with the option's own parser, so the policy
+ * reads sizes, durations and names exactly as every other source does. */
+static int parse_rule(struct kj_rule *r, struct kj_err *err)
+{
+	struct kj_config scratch;
+	bool takes_value;
+	char shown[64];
+
+	if (r->kind == RULE_REQUIRE)
+		return in(requirements, r->opt) && !r->value
+			       ? 0
+			       : bad(err, r, "require seccomp, isolation, timeout, output-limit or limits",
+				     "unknown requirement");
+	if (strcmp(r->opt, "profile") && cli_option_lookup(r->opt, &takes_value))
+		return bad(err, r, "name an option of kjail exec, without dashes", "unknown option");
+	if (r->kind == RULE_DENY && !r->value)
+		return strcmp(r->opt, "profile") ? 0 : bad(err, r, "write deny profile NAME", "needs a NAME");
+	config_init(&scratch);
+	if (r->kind == RULE_MAX) {
+		if (!in(max_opts, r->opt) || !r->value)
+			return bad(err, r, "max memory, memory-swap, pids, cpus, timeout, kill-grace, output-limit or tmp-size, with a value",
+				   "not a bound");
+		if (cli_apply_option(&scratch, r->opt, r->value, err))
+			return bad_value(err, r);
+		r->num = num_value(&scratch, r->opt, shown, sizeof(shown));
+		return 0;
+	}
+	if (!strcmp(r->opt, "profile"))
+		return cli_apply_option(&scratch, "profile", r->value, err) ? bad_value(err, r) : 0;
+	if (in(enum_opts, r->opt)) {
+		if (cli_apply_option(&scratch, r->opt, r->value, err))
+			return bad_value(err, r);
+		r->num = enum_value(&scratch, r->opt);
+		return 0;
+	}
+	if (in(name_opts, r->opt))
+		return check_env_name(r->opt, r->value, strlen(r->value), err) ? bad_value(err, r) : 0;
+	if (in(path_opts, r->opt)) {
+		if (r->value[0] != '/')
+			return bad(err, r, "give an absolute path", "not an absolute path");
+		r->path = realpath(r->value, NULL);
+		if (!r->path && !(r->path = strdup(r->value)))
+			return kj_fail(err, "policy", ENOMEM, NULL, "%s", r->where);
+		return 0;
+	}
+	return bad(err, r, "deny with a value works for profile, net, isolation, limits, landlock, seccomp, rw, ro, workspace, env, setenv, allow-secret-env",
+		   "cannot deny a value of this option");
+}
+
+static int add_rule(struct kj_policy *p, const struct kj_line *ln, struct kj_err *err)
+{
+	static const char *const verbs[] = {"deny", "max", "require", NULL};
+	char where[PATH_MAX + 16], *rest, *sp, *text;
+	struct kj_rule *r;
+	int kind = -1;
+
+	for (int i = 0; verbs[i]; i++)
+		if (!strcmp(ln->name, verbs[i]))
+			kind = i;
+	if (asprintf(&text, "%s%s%s", ln->name, ln->value ? " " : "", ln->value ? ln->value : "") < 0)
+		return kj_fail(err, "policy", ENOMEM, NULL, "policy");
+	if (kind < 0 || !ln->value)
+		return kj_fail(err, "policy", 0, "write deny OPTION [VALUE], max OPTION VALUE or require WHAT",
+			       "%s: '%s' is not a policy rule", line_source(ln, where, sizeof(where)), text);
+	r = realloc(p->rules, (p->n + 1) * sizeof(*r));
+	if (!r || !(rest = strdup(ln->value)))
+		return kj_fail(err, "policy", ENOMEM, NULL, "policy");
+	p->rules = r;
+	r = &p->rules[p->n++];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->text = text;
+	r->where = strdup(line_source(ln, where, sizeof(where)));
+	sp = rest + strcspn(rest, " \t");
+	if (*sp) {
+		*sp++ = '\0';
+		r->value = sp + strspn(sp, " \t");
+	}
+	r->opt = rest;
+	return parse_rule(r, err);
+}
+
+int policy_load(struct kj_policy *p, struct kj_err *err)
+{
+	struct kj_lines lines = {0};
+	char *text, *real;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	/* Root's file only: whoever else could write it could loosen it. */
+	rc = conf_read("policy", KJ_POLICY_FILE, CONF_SYSTEM, &text, &real, err);
+	p->state = rc == -ENOENT ? "absent" : "read";
+	if (rc == -ENOENT)
+		return 0;
+	if (rc || (rc = conf_parse("policy", text, KJ_POLICY_FILE, &lines, err)))
+		return rc;
+	for (size_t i = 0; !rc && i < lines.n; i++)
+		rc = add_rule(p, &lines.v[i], err);
+	free(lines.v);
+	return rc;
+}
+
+/* ----------------------------------------------------------- enforcing */
+
+static const char *from(const struct kj_sources *src, const char *opt)
+{
+	const char *o = settings_origin(src, opt);
+	return o ? o : "kjail's default";
+}
+
+static bool path_within(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	return !strcmp(dir, "/") || (!strncmp(dir, path, n) && (path[n] == '\0' || path[n] == '/'));
+}
+
+static bool env_listed(const char *const *list, size_t n, const char *name, bool assignment)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(list[i], name, len) && (assignment ? list[i][len] == '=' : !list[i][len]))
+			return true;
+	return false;
+}
+
+static int denied(const struct kj_rule *r, const char *what, const char *src, struct kj_err *err)
+{
+	return kj_fail(err, "policy", 0, FIX, "%s (from %s) is denied by %s: %s", what, src, r->where,
+		       r->text);
+}
+
+static int check_profile(const struct kj_rule *r, const struct kj_config *c,
+			 const struct kj_sources *s, struct kj_err *err)
+{
+	const struct kj_profile *p = &s->profile;
+	char what[300];
+
+	for (size_t i = 0; i < p->nnames; i++)
+		if (!strcasecmp(p->names[i], r->value)) {
+			snprintf(what, sizeof(what), i ? "profile %s (it includes %s)" : "profile %s%s", p->name,
+				 i ? p->names[i] : "");
+			return denied(r, what, s->profile_from, err);
+		}
+	/* What makes the host profile the host profile is isolation none: a
+	 * copy under another name, or the flag itself, is refused too. */
+	if (!strcasecmp(r->value, "host") && c->isolation == KJ_ISOLATION_NONE)
+		return denied(r, "--isolation none (what the host profile is)", from(s, "isolation"), err);
+	return 0;
+}
+
+static int check_path(const struct kj_rule *r, const struct kj_config *c,
+		      const struct kj_sources *s, struct kj_err *err)
+{
+	char what[PATH_MAX + 32];
+	bool ws = !strcmp(r->opt, "workspace") || (!strcmp(r->opt, "rw") && c->workspace.writable) ||
+		  (!strcmp(r->opt, "ro") && !c->workspace.writable);
+
+	if (ws && path_within(r->path, c->workspace.src)) {
+		snprintf(what, sizeof(what), "the %s workspace %s",
+			 c->workspace.writable ? "writable" : "read-only", c->workspace.src);
+		return denied(r, what, from(s, "workspace"), err);
+	}
+	if (!strcmp(r->opt, "workspace"))
+		return 0;
+	for (size_t i = 0; i < c->nbinds; i++) {
+		const struct kj_bind *b = &c->binds[i];
+		if (b->agent || b->writable != !strcmp(r->opt, "rw") || !path_within(r->path, b->src))
+			continue;
+		snprintf(what, sizeof(what), "--%s %s", r->opt, b->src);
+		return denied(r, what, from(s, r->opt), err);
+	}
+	return 0;
+}
+
+static int check_deny(const struct kj_rule *r, const struct kj_config *c,
+		      const struct kj_sources *s, struct kj_err *err)
+{
+	char what[300];
+
+	if (!r->value) {
+		snprintf(what, sizeof(what), "--%s", r->opt);
+		return settings_origin(s, r->opt) ? denied(r, what, from(s, r->opt), err) : 0;
+	}
+	if (!strcmp(r->opt, "profile"))
+		return check_profile(r, c, s, err);
+	if (in(path_opts, r->opt))
+		return check_path(r, c, s, err);
+	snprintf(what, sizeof(what), "--%s %s", r->opt, r->value);
+	if (in(enum_opts, r->opt))
+		return enum_value(c, r->opt) == r->num ? denied(r, what, from(s, r->opt), err) : 0;
+	if (!strcmp(r->opt, "env") && env_listed(c->passenv, c->npassenv, r->value, false))
+		return denied(r, what, from(s, r->opt), err);
+	if (!strcmp(r->opt, "allow-secret-env") &&
+	    env_listed(c->allow_secret, c->nallow_secret, r->value, false))
+		return denied(r, what, from(s, r->opt), err);
+	if (!strcmp(r->opt, "setenv") && env_listed(c->setenv, c->nsetenv, r->value, true))
+		return denied(r, what, from(s, r->opt), err);
+	return 0;
+}
+
+static int check_max(const struct kj_rule *r, const struct kj_config *c,
+		     const struct kj_sources *s, struct kj_err *err)
+{
+	char shown[64], fix[128];
+
+	if (num_value(c, r->opt, shown, sizeof(shown)) <= r->num)
+		return 0;
+	snprintf(fix, sizeof(fix), "ask for at most %s with --%s, or %s", r->value, r->opt, FIX);
+	return kj_fail(err, "policy", 0, fix, "--%s %s (from %s) exceeds %s: %s", r->opt, shown,
+		       from(s, r->opt), r->where, r->text);
+}
+
+static int check_require(const struct kj_rule *r, const struct kj_config *c,
+			 const struct kj_sources *s, struct kj_err *err)
+{
+	const char *opt = NULL, *what = NULL;
+
+	if ((!strcmp(r->opt, "seccomp") || !strcmp(r->opt, "isolation")) &&
+	    c->isolation == KJ_ISOLATION_NONE)
+		opt = "isolation", what = "--isolation none runs without namespaces or seccomp";
+	else if (!strcmp(r->opt, "timeout") && !c->timeout_ms)
+		opt = "timeout", what = "no --timeout is set";
+	else if (!strcmp(r->opt, "output-limit") && !c->output_limited)
+		opt = "output-limit", what = "no --output-limit is set";
+	else if (!strcmp(r->opt, "limits") && c->limits.mode != KJ_LIMITS_REQUIRED)
+		opt = "limits", what = "--limits best-effort may run without limits";
+	if (!opt)
+		return 0;
+	return kj_fail(err, "policy", 0, FIX, "%s: %s: %s (from %s)", r->where, r->text, what,
+		       from(s, opt));
+}
+
+int policy_enforce(const struct kj_policy *p, const struct kj_config *cfg,
+		   const struct kj_sources *src, struct kj_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < p->n; i++) {
+		const struct kj_rule *r = &p->rules[i];
+		rc = r->kind == RULE_DENY  ? check_deny(r, cfg, src, err)
+		     : r->kind == RULE_MAX ? check_max(r, cfg, src, err)
+					   : check_require(r, cfg, src, err);
+	}
+	return rc;
+}

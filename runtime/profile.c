@@ -1,0 +1,335 @@
+/* Finding, reading and expanding profiles. */
+#include "runtime/profile.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/builtin.h"
+#include "runtime/cli.h"
+#include "runtime/config.h"
+#include "runtime/env.h"
+
+#define SUFFIX ".profile"
+#define MAX_NAME 64
+
+/* One profile file found. */
+struct found {
+	char name[MAX_NAME + 1]; /* lower case; the path for a path reference */
+	const char *shown;	 /* "built-in x.profile" or the path as shown */
+	const char *id;		 /* identity for include loops: real path or shown */
+	char *real;		 /* NULL for a built-in */
+	char *text;		 /* mutable copy */
+};
+
+/* The directories searched, highest first; the built-ins come last. */
+static int search_dir(int i, char *out, size_t size, enum conf_trust *trust)
+{
+	const char *home = conf_home();
+
+	if (i == 0) {
+		snprintf(out, size, "%s/profiles", KJ_ETC);
+		*trust = CONF_SYSTEM;
+		return 0;
+	}
+	if (i == 1 && home) {
+		snprintf(out, size, "%s/%s/profiles", home, KJ_USER_DIR);
+		*trust = CONF_USER;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The valid names, for "no profile 'x' (profiles: ...)". */
+static void names_for_fix(char *out, size_t size)
+{
+	size_t n = (size_t)snprintf(out, size, "built-in profiles:");
+	const char *b;
+
+	for (size_t i = 0, k = 0; (b = kjail_builtin_name(i)) && n < size; i++) {
+		size_t len = strlen(b);
+		if (len > strlen(SUFFIX) && !strcmp(b + len - strlen(SUFFIX), SUFFIX))
+			n += (size_t)snprintf(out + n, size - n, "%s %.*s", k++ ? "," : "",
+					      (int)(len - strlen(SUFFIX)), b);
+	}
+	if (n < size)
+		snprintf(out + n, size - n, "; kjail profile list shows all");
+}
+
+static int check_name(const char *ref, const char *label, char *name, struct kj_err *err)
+{
+	size_t len = strlen(ref);
+
+	if (len == 0)
+		return kj_fail(err, "option", 0, "name a profile, see kjail profile list; or give a path",
+			       "%s: empty value", label);
+	if (len > MAX_NAME)
+		return kj_fail(err, "option", 0, "profile names are at most 64 characters",
+			       "%s: invalid profile name '%.64s...'", label, ref);
+	for (size_t i = 0; i <= len; i++) {
+		char c = (char)tolower((unsigned char)ref[i]);
+		if (c && !isalnum((unsigned char)c) && !(i && (c == '-' || c == '_' || c == '.')))
+			return kj_fail(err, "option", 0,
+				       "a profile name is letters, digits, '-', '_' and '.'; a path has a '/'",
+				       "%s: invalid profile name '%s'", label, ref);
+		name[i] = c;
+	}
+	return 0;
+}
+
+/* Find ref: a path (it has a '/'), else a name in the search order. */
+static int find(const char *ref, const char *label, struct found *f, struct kj_err *err)
+{
+	char path[PATH_MAX], fix[400];
+	enum conf_trust trust;
+	const char *b;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	if (strchr(ref, '/')) {
+		snprintf(f->name, sizeof(f->name), "%s", ref);
+		rc = conf_read("profile", ref, CONF_USER, &f->text, &f->real, err);
+		if (rc == -ENOENT)
+			return kj_fail(err, "option", ENOENT, "give the path of a profile file, or a name",
+				       "%s: %s", label, ref);
+		if (rc)
+			return rc;
+		f->shown = conf_shown(f->real);
+		f->id = f->real;
+		return 0;
+	}
+	if ((rc = check_name(ref, label, f->name, err)))
+		return rc;
+	for (int i = 0; search_dir(i, path, sizeof(path), &trust) == 0; i++) {
+		size_t n = strlen(path);
+		snprintf(path + n, sizeof(path) - n, "/%s%s", f->name, SUFFIX);
+		rc = conf_read("profile", path, trust, &f->text, &f->real, err);
+		if (rc == -ENOENT)
+			continue;
+		if (rc)
+			return rc;
+		f->shown = conf_shown(f->real);
+		f->id = f->real;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s%s", f->name, SUFFIX);
+	b = kjail_builtin_find(path);
+	if (b) {
+		char *shown;
+		f->text = strdup(b);
+		if (!f->text || asprintf(&shown, "built-in %s", path) < 0)
+			return kj_fail(err, "profile", ENOMEM, NULL, "%s", path);
+		f->shown = f->id = shown;
+		return 0;
+	}
+	names_for_fix(fix, sizeof(fix));
+	return kj_fail(err, "option", 0, fix, "%s: no profile '%s'", label, ref);
+}
+
+int profile_check(const char *ref, const char *label, struct kj_err *err)
+{
+	struct found f;
+	int rc = find(ref, label, &f, err);
+
+	free(f.text);
+	free(f.real);
+	return rc;
+}
+
+struct expand {
+	struct kj_profile *p;
+	struct kj_conf_files *files;
+	const char *stack[KJ_MAX_INCLUDE_DEPTH + 1];
+	int depth;
+	struct kj_err *err;
+};
+
+static int expand(struct expand *x, const char *ref, const char *label, const struct kj_line *at);
+
+static void add_name(struct kj_profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->nnames; i++)
+		if (!strcmp(p->names[i], name))
+			return;
+	if (p->nnames < KJ_MAX_PROFILES)
+		p->names[p->nnames++] = strdup(name);
+}
+
+static int expand_lines(struct expand *x, struct found *f)
+{
+	struct kj_lines lines = {0};
+	int rc = conf_parse("profile", f->text, f->shown, &lines, x->err);
+
+	for (size_t i = 0; !rc && i < lines.n; i++) {
+		const struct kj_line *ln = &lines.v[i];
+
+		if (!strcmp(ln->name, "include")) {
+			rc = ln->value ? expand(x, ln->value, "include", ln)
+				       : kj_fail(x->err, "profile", 0, "write include NAME",
+						 "%s:%u: include needs a profile name", ln->file, ln->lineno);
+		} else if (!strcmp(ln->name, "profile")) {
+			rc = kj_fail(x->err, "profile", 0, "write include NAME",
+				     "%s:%u: a profile cannot choose a profile", ln->file, ln->lineno);
+		} else {
+			rc = lines_add(&x->p->lines, ln->name, ln->value, ln->file, ln->lineno, x->err);
+		}
+	}
+	free(lines.v);
+	return rc;
+}
+
+static int expand(struct expand *x, const char *ref, const char *label, const struct kj_line *at)
+{
+	struct found f;
+	int rc;
+
+	if ((rc = find(ref, label, &f, x->err))) {
+		if (at)
+			line_error(at, x->err);
+		return rc;
+	}
+	/* An include loop would never end; a deep chain is a mistake too. */
+	for (int i = 0; i < x->depth; i++)
+		if (!strcmp(x->stack[i], f.id)) {
+			rc = kj_fail(x->err, "profile", 0, "remove one of the includes",
+				     "%s:%u: include loop: %s is already being read", at->file,
+				     at->lineno, f.shown);
+			goto out;
+		}
+	if (x->depth == KJ_MAX_INCLUDE_DEPTH) {
+		rc = kj_fail(x->err, "profile", 0, "flatten the profiles",
+			     "%s:%u: includes nested more than %d deep", at->file, at->lineno,
+			     KJ_MAX_INCLUDE_DEPTH);
+		goto out;
+	}
+	if (x->depth == 0) {
+		x->p->name = strdup(ref);
+		x->p->file = f.shown;
+	}
+	if (!strchr(ref, '/'))
+		add_name(x->p, f.name);
+	if (x->files)
+		conf_files_add(x->files, f.real, f.shown, f.real ? "read" : "built-in");
+	x->stack[x->depth++] = f.id;
+	rc = expand_lines(x, &f);
+	x->depth--;
+	/* f.text is not freed: the lines point into it for the whole run. */
+	return rc;
+out:
+	free(f.text);
+	free(f.real);
+	return rc;
+}
+
+int profile_load(const char *ref, const char *label, struct kj_profile *p,
+		 struct kj_conf_files *files, struct kj_err *err)
+{
+	struct expand x = {.p = p, .files = files, .err = err};
+
+	memset(p, 0, sizeof(*p));
+	return expand(&x, ref, label, NULL);
+}
+
+/* The first comment of a profile says what it is for. */
+static void describe(const char *text, const char *name, size_t nlen, char *out, size_t size)
+{
+	const char *p = text;
+
+	out[0] = '\0';
+	while (*p == '#') {
+		size_t n = strcspn(p, "\n");
+		const char *d = p + strspn(p, "# ");
+		/* "# agent: what it is for" */
+		if (!strncmp(d, name, nlen) && d[nlen] == ':')
+			d += nlen + 1 + strspn(d + nlen + 1, " ");
+		if (d < p + n) {
+			snprintf(out, size, "%.*s", (int)(p + n - d), d);
+			return;
+		}
+		p += n + (p[n] == '\n');
+	}
+}
+
+static void list_dir(FILE *out, int i)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300], desc[200];
+	enum conf_trust trust;
+	struct dirent *d;
+	DIR *dp;
+
+	if (search_dir(i, dir, sizeof(dir), &trust) || !(dp = opendir(dir)))
+		return;
+	while ((d = readdir(dp))) {
+		size_t len = strlen(d->d_name);
+		char *text, *real;
+		struct kj_err err;
+
+		if (len <= strlen(SUFFIX) || strcmp(d->d_name + len - strlen(SUFFIX), SUFFIX))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (conf_read("profile", path, trust, &text, &real, &err)) {
+			fprintf(out, "%-12.*s %s (refused: %s)\n", (int)(len - strlen(SUFFIX)), d->d_name,
+				conf_shown(path), err.msg);
+			continue;
+		}
+		describe(text, d->d_name, len - strlen(SUFFIX), desc, sizeof(desc));
+		fprintf(out, "%-12.*s %s%s%s\n", (int)(len - strlen(SUFFIX)), d->d_name, conf_shown(real),
+			desc[0] ? ": " : "", desc);
+		free(text);
+		free(real);
+	}
+	closedir(dp);
+}
+
+void profile_list(FILE *out)
+{
+	char desc[200];
+	const char *b;
+
+	/* In search order: a file listed first shadows a later one. */
+	list_dir(out, 0);
+	list_dir(out, 1);
+	for (size_t i = 0; (b = kjail_builtin_name(i)); i++) {
+		size_t len = strlen(b);
+		if (len <= strlen(SUFFIX) || strcmp(b + len - strlen(SUFFIX), SUFFIX))
+			continue;
+		describe(kjail_builtin_find(b), b, len - strlen(SUFFIX), desc, sizeof(desc));
+		fprintf(out, "%-12.*s built-in%s%s\n", (int)(len - strlen(SUFFIX)), b, desc[0] ? ": " : "",
+			desc);
+	}
+}
+
+int profile_show(const char *ref, FILE *out, struct kj_err *err)
+{
+	struct kj_profile p;
+	struct kj_config scratch;
+	int rc;
+
+	if ((rc = profile_load(ref, "--profile", &p, NULL, err)))
+		return rc;
+	/* Every line through the one validator, as a run would apply it. */
+	config_init(&scratch);
+	for (size_t i = 0; i < p.lines.n; i++)
+		if ((rc = cli_apply_option(&scratch, p.lines.v[i].name, p.lines.v[i].value, err))) {
+			line_error(&p.lines.v[i], err);
+			return rc;
+		}
+	fprintf(out, "# profile %s: %s\n", p.name, p.file);
+	for (size_t i = 0; i < p.lines.n; i++) {
+		const struct kj_line *ln = &p.lines.v[i];
+		const char *v = ln->value;
+		char shown[300], src[PATH_MAX + 16];
+		size_t eq = v ? strcspn(v, "=") : 0;
+
+		/* A token written into a profile is still a token. */
+		if (v && !strcmp(ln->name, "setenv") && v[eq] && env_is_secret(v, eq))
+			snprintf(shown, sizeof(shown), "%s %.*s=(hidden)", ln->name, (int)eq, v);
+		else
+			snprintf(shown, sizeof(shown), "%s%s%s", ln->name, v ? " " : "", v ? v : "");
+		fprintf(out, "%-32s # %s\n", shown, line_source(ln, src, sizeof(src)));
+	}
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* Profiles: named sets of option lines.
+ *
+ * A profile is a file of option lines (conffile.h) plus `include NAME`.
+ * NAME is looked up in /etc/kjail/profiles/NAME.profile, then
+ * ~/.config/kjail/profiles/NAME.profile, then the built-ins compiled from
+ * profiles/; never in the workspace or the current directory. A reference
+ * with a '/' is a path. Names are matched in lower case.
+ */
+#ifndef KJAIL_PROFILE_H
+#define KJAIL_PROFILE_H
+
+#include <stdio.h>
+
+#include "runtime/conffile.h"
+#include "runtime/error.h"
+
+#define KJ_MAX_INCLUDE_DEPTH 8
+#define KJ_MAX_PROFILES 16 /* the profile and everything it includes */
+
+struct kj_profile {
+	const char *name; /* as referred to: "agent" or a path */
+	const char *file; /* shown: "built-in agent.profile", "/etc/kjail/profiles/x.profile" */
+	/* The lower-case names of the profile and of every profile it
+	 * includes, transitively (the policy's `deny profile` looks at all). */
+	const char *names[KJ_MAX_PROFILES];
+	size_t nnames;
+	struct kj_lines lines; /* its option lines, includes expanded in place */
+};
+
+/* Does ref name an existing profile? label ("--profile", "include") names
+ * the option in messages. */
+int profile_check(const char *ref, const char *label, struct kj_err *err);
+
+/* Read the profile ref and every profile it includes into p; each file
+ * read is added to files. */
+int profile_load(const char *ref, const char *label, struct kj_profile *p,
+		 struct kj_conf_files *files, struct kj_err *err);
+
+/* kjail profile list: every profile, where it comes from, what it is for. */
+void profile_list(FILE *out);
+
+/* kjail profile show REF: its resolved lines, each validated and shown
+ * with the file and line it came from; secret-looking values hidden. */
+int profile_show(const char *ref, FILE *out, struct kj_err *err);
+
+#endif

@@ -1,0 +1,133 @@
+/* Which seccomp policy a run gets: the built-in deny-list (default), the
+ * built-in allow-list (strict), or a policy file of the caller's. */
+#include "runtime/seccomp_choice.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/builtin.h"
+
+#define POLICY_MAX_BYTES (256 * 1024)
+
+int seccomp_choice_parse(struct kj_config *cfg, const char *opt, const char *value,
+			 struct kj_err *err)
+{
+	if (!strcasecmp(value, "default") || !strcasecmp(value, "strict")) {
+		cfg->seccomp = !strcasecmp(value, "default") ? KJ_SECCOMP_DEFAULT : KJ_SECCOMP_STRICT;
+		cfg->seccomp_file = NULL;
+		return 0;
+	}
+	/* A bare word is a typo of a built-in more often than a file name. */
+	if (!strchr(value, '/'))
+		return kj_fail(err, "option", 0, "write ./NAME for a policy file in this directory",
+			       "--%s: '%s' is neither default, strict nor a path", opt, value);
+	cfg->seccomp = KJ_SECCOMP_FILE;
+	cfg->seccomp_file = value;
+	return 0;
+}
+
+/* Is dir equal to path or an ancestor of it? Both canonical. */
+static bool covers(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	if (!strcmp(dir, "/"))
+		return true;
+	return !strncmp(dir, path, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The policy decides what the sandbox may do, so the sandbox must not be
+ * able to have written it: not in the workspace, not in a write grant
+ * (an earlier run, or this one's setup race, could plant a permissive
+ * policy there), not writable by group or others, and owned by the
+ * caller or root. */
+static int check_file_place(const struct kj_config *cfg, const char *canon, const struct stat *st,
+			    struct kj_err *err)
+{
+	if (covers(cfg->workspace.src, canon))
+		return kj_fail(err, "seccomp", 0, "keep policy files outside the workspace",
+			       "--seccomp %s is inside the workspace %s, which the sandbox can write",
+			       canon, cfg->workspace.src);
+	for (size_t i = 0; i < cfg->nbinds; i++)
+		if (cfg->binds[i].writable && covers(cfg->binds[i].src, canon))
+			return kj_fail(err, "seccomp", 0, "keep policy files outside every --rw grant",
+				       "--seccomp %s is inside the write grant %s", canon, cfg->binds[i].src);
+	if (!S_ISREG(st->st_mode))
+		return kj_fail(err, "seccomp", 0, "give a policy file", "--seccomp %s is not a regular file",
+			       canon);
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return kj_fail(err, "seccomp", 0, "chmod go-w it",
+			       "--seccomp %s is writable by others (mode %04o)", canon,
+			       (unsigned)(st->st_mode & 07777));
+	if (st->st_uid != cfg->caller_uid && st->st_uid != 0)
+		return kj_fail(err, "seccomp", 0, "use a policy file you or root own",
+			       "--seccomp %s belongs to uid %u", canon, (unsigned)st->st_uid);
+	return 0;
+}
+
+static int read_policy_file(struct kj_config *cfg, struct kj_err *err)
+{
+	char *canon = realpath(cfg->seccomp_file, NULL), *text = NULL;
+	struct stat st;
+	size_t got = 0;
+	ssize_t n;
+	int fd = -1, rc;
+
+	if (!canon)
+		return kj_fail(err, "seccomp", errno, NULL, "--seccomp %s", cfg->seccomp_file);
+	/* Checked on the descriptor we read from, not on the name. */
+	fd = open(canon, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		rc = kj_fail(err, "seccomp", errno, NULL, "--seccomp %s", canon);
+		goto fail;
+	}
+	if ((rc = check_file_place(cfg, canon, &st, err)))
+		goto fail;
+	if (st.st_size > POLICY_MAX_BYTES) {
+		rc = kj_fail(err, "seccomp", EFBIG, "a policy is a few hundred lines", "--seccomp %s", canon);
+		goto fail;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		rc = kj_fail(err, "seccomp", ENOMEM, NULL, "--seccomp %s", canon);
+		goto fail;
+	}
+	while (got < (size_t)st.st_size && (n = read(fd, text + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	text[got] = '\0';
+	if (strlen(text) != got) {
+		rc = kj_fail(err, "seccomp", 0, "a policy is a text file", "--seccomp %s has a NUL byte", canon);
+		goto fail;
+	}
+	close(fd);
+	cfg->seccomp_text = text;
+	cfg->seccomp_source = canon; /* errors say "<file>:<line>: ..." */
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	free(canon);
+	return rc;
+}
+
+int seccomp_choice_finish(struct kj_config *cfg, struct kj_err *err)
+{
+	const char *name;
+
+	if (cfg->seccomp == KJ_SECCOMP_FILE)
+		return read_policy_file(cfg, err);
+	name = cfg->seccomp == KJ_SECCOMP_STRICT ? "seccomp-strict.policy" : "seccomp-default.policy";
+	cfg->seccomp_source = cfg->seccomp == KJ_SECCOMP_STRICT ? "profiles/seccomp-strict.policy"
+								: "profiles/seccomp-default.policy";
+	cfg->seccomp_text = kjail_builtin_find(name);
+	if (!cfg->seccomp_text)
+		return kj_fail(err, "seccomp", 0, "rebuild kjail", "the built-in policy %s is missing", name);
+	return 0;
+}

@@ -1,0 +1,210 @@
+/* Every source of a run's configuration, applied in precedence order. */
+#include "runtime/settings.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cli.h"
+#include "runtime/env.h"
+
+enum { L_SYSTEM, L_USER, L_ENV, L_FLAGS, L_COUNT }; /* lowest first */
+
+/* Read one settings file into lines; a missing file is no error. */
+static int read_settings(const char *path, enum conf_trust trust, struct kj_lines *out,
+			 struct kj_conf_files *files, struct kj_err *err)
+{
+	char *text, *real;
+	int rc = conf_read("settings", path, trust, &text, &real, err);
+
+	if (rc == -ENOENT) {
+		conf_files_add(files, NULL, conf_shown(path), "absent");
+		return 0;
+	}
+	if (rc)
+		return rc;
+	conf_files_add(files, real, conf_shown(real), "read");
+	if ((rc = conf_parse("settings", text, conf_shown(real), out, err)))
+		return rc;
+	for (size_t i = 0; i < out->n; i++)
+		if (!strcmp(out->v[i].name, "include"))
+			return kj_fail(err, "settings", 0, "settings choose a profile with 'profile NAME'",
+				       "%s:%u: include is for profiles", out->v[i].file, out->v[i].lineno);
+	return 0;
+}
+
+static int read_sources(struct kj_lines layers[L_COUNT], struct kj_sources *src,
+			struct kj_err *err)
+{
+	const char *home = conf_home(), *env = getenv("KJAIL_PROFILE");
+	char path[PATH_MAX];
+	int rc;
+
+	if ((rc = read_settings(KJ_ETC "/settings", CONF_SYSTEM, &layers[L_SYSTEM], &src->files, err)))
+		return rc;
+	if (home) {
+		snprintf(path, sizeof(path), "%s/%s/settings", home, KJ_USER_DIR);
+		if ((rc = read_settings(path, CONF_USER, &layers[L_USER], &src->files, err)))
+			return rc;
+	}
+	/* Set but empty is a mistake too, not "no profile". */
+	if (env && lines_add(&layers[L_ENV], "profile", env, "KJAIL_PROFILE", 0, err))
+		return -ENOMEM;
+	return 0;
+}
+
+/* The effective profile: named by the highest source that names one.
+ * Every other profile named anywhere must exist too (a typo is an error
+ * even where it is overridden). */
+static int choose_profile(struct kj_lines layers[L_COUNT], int *chosen, struct kj_sources *src,
+			  struct kj_err *err)
+{
+	const struct kj_line *pick = NULL;
+	char from[PATH_MAX + 16];
+	int rc;
+
+	*chosen = -1;
+	for (int l = 0; l < L_COUNT; l++)
+		for (size_t i = 0; i < layers[l].n; i++)
+			if (!strcmp(layers[l].v[i].name, "profile")) {
+				pick = &layers[l].v[i];
+				*chosen = l;
+			}
+	for (int l = 0; l < L_COUNT; l++)
+		for (size_t i = 0; i < layers[l].n; i++) {
+			const struct kj_line *ln = &layers[l].v[i];
+			if (ln == pick || strcmp(ln->name, "profile"))
+				continue;
+			if ((rc = profile_check(ln->value ? ln->value : "", "--profile", err))) {
+				line_error(ln, err);
+				return rc;
+			}
+		}
+	if (!pick) {
+		src->profile_from = "built-in default";
+		return profile_load("default", "--profile", &src->profile, &src->files, err);
+	}
+	src->profile_from = strdup(pick->file ? line_source(pick, from, sizeof(from)) : "--profile");
+	if ((rc = profile_load(pick->value ? pick->value : "", "--profile", &src->profile, &src->files,
+			       err)))
+		line_error(pick, err);
+	return rc;
+}
+
+static void record_origin(struct kj_sources *src, const struct kj_line *ln)
+{
+	char buf[PATH_MAX + 16];
+	size_t i;
+
+	for (i = 0; i < src->norigins; i++)
+		if (!strcmp(src->origin[i].opt, ln->name))
+			break;
+	if (i == KJ_MAX_ORIGINS)
+		return;
+	src->origin[i].opt = ln->name;
+	src->origin[i].src = strdup(line_source(ln, buf, sizeof(buf)));
+	if (i == src->norigins)
+		src->norigins++;
+}
+
+static int apply_lines(struct kj_config *cfg, struct kj_sources *src, const struct kj_lines *l,
+		       struct kj_err *err)
+{
+	int rc;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct kj_line *ln = &l->v[i];
+		if ((rc = cli_apply_option(cfg, ln->name, ln->value, err))) {
+			line_error(ln, err);
+			return rc;
+		}
+		record_origin(src, ln);
+	}
+	return 0;
+}
+
+/* Lowest source first, so a higher one overrides; the effective profile's
+ * lines go just before the lines of the source that chose it. profile
+ * lines themselves were handled by choose_profile(). */
+static int apply_layers(struct kj_config *cfg, struct kj_lines layers[L_COUNT], int chosen,
+			struct kj_sources *src, struct kj_err *err)
+{
+	int rc;
+
+	if (chosen < 0 && (rc = apply_lines(cfg, src, &src->profile.lines, err)))
+		return rc;
+	for (int l = 0; l < L_COUNT; l++) {
+		if (l == chosen && (rc = apply_lines(cfg, src, &src->profile.lines, err)))
+			return rc;
+		for (size_t i = 0; i < layers[l].n; i++) {
+			struct kj_lines one = {.v = &layers[l].v[i], .n = 1};
+			if (strcmp(layers[l].v[i].name, "profile") &&
+			    (rc = apply_lines(cfg, src, &one, err)))
+				return rc;
+		}
+	}
+	cfg->profile = src->profile.name;
+	return 0;
+}
+
+static bool path_within(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	return !strcmp(dir, "/") || (!strncmp(dir, path, n) && (path[n] == '\0' || path[n] == '/'));
+}
+
+/* A file the sandbox can write is the sandbox's to choose: reading it as
+ * configuration would let one run loosen the next. */
+static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj_conf_files *f,
+				    struct kj_err *err)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		const char *real = f->v[i].real;
+		if (!real)
+			continue;
+		if (path_within(cfg->workspace.src, real))
+			return kj_fail(err, "settings", 0,
+				       "keep configuration in ~/.config/kjail or /etc/kjail",
+				       "%s is inside the workspace %s, which the sandbox can write",
+				       f->v[i].shown, cfg->workspace.src);
+		for (size_t b = 0; b < cfg->nbinds; b++)
+			if (cfg->binds[b].writable && path_within(cfg->binds[b].src, real))
+				return kj_fail(err, "settings", 0,
+					       "keep configuration in ~/.config/kjail or /etc/kjail",
+					       "%s is inside --rw %s, which the sandbox can write",
+					       f->v[i].shown, cfg->binds[b].src);
+	}
+	return 0;
+}
+
+int settings_load(int argc, char **argv, bool need_command, struct kj_config *cfg,
+		  struct kj_sources *src, struct kj_err *err)
+{
+	struct kj_lines layers[L_COUNT] = {{0}};
+	int rc, chosen;
+
+	memset(src, 0, sizeof(*src));
+	rc = cli_parse_exec(argc, argv, need_command, &layers[L_FLAGS], &cfg->argv, err);
+	if (rc)
+		return rc;
+	if ((rc = read_sources(layers, src, err)) || (rc = choose_profile(layers, &chosen, src, err)) ||
+	    (rc = apply_layers(cfg, layers, chosen, src, err)))
+		return rc;
+	if ((rc = config_finish(cfg, err)) || (rc = env_file_load(cfg, &src->files, err)) ||
+	    (rc = check_files_out_of_reach(cfg, &src->files, err)))
+		return rc;
+	if ((rc = policy_load(&src->policy, err)) || (rc = policy_enforce(&src->policy, cfg, src, err)))
+		return rc;
+	return 0;
+}
+
+const char *settings_origin(const struct kj_sources *src, const char *opt)
+{
+	for (size_t i = 0; i < src->norigins; i++)
+		if (!strcmp(src->origin[i].opt, opt))
+			return src->origin[i].src;
+	return NULL;
+}

@@ -1,0 +1,160 @@
+#!/bin/bash
+# kjail doctor tells the truth: every claim is compared with what a real
+# run does on this machine, for the same configuration.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+. "$here/../config-lib.sh"
+
+line() { printf '%s\n' "$out" | grep -E "^[a-z]* +$1 " | head -1; }
+
+# ------------------------------------------------ the verdict matches a run
+
+# The default configuration: doctor's exit status and verdict against a
+# real `kjail exec -- true` with no flags at all.
+kje doctor
+doc_rc=$rc doc_out=$out
+kje exec -- true
+if [ "$doc_rc" = 0 ]; then
+	is "$rc" 0 doctor_can_run_means_exec_runs
+else
+	is "$doc_rc:$rc" "1:125" doctor_cannot_run_means_exec_fails
+	verdict=$(printf '%s\n' "$doc_out" | sed -n 's/^fail  *verdict  *cannot run here: //p')
+	is "kjail: $verdict" "$err" doctor_verdict_is_the_error_exec_prints
+fi
+
+# Limits: doctor says they cannot be enforced <=> exec fails with a cgroup
+# message (and with best-effort both say it can run).
+kje doctor
+if printf '%s\n' "$out" | grep -q "limits: not enforceable here"; then
+	kje exec -- true
+	like "$rc:$err" "^125:kjail: cgroup: cannot enforce" doctor_limits_unenforceable_means_exec_refuses
+	kje doctor --limits best-effort
+	is "$rc" 0 doctor_best_effort_can_run
+	like "$(line posture)" "limits: best-effort, not enforced here" doctor_posture_says_best_effort
+	kje exec --limits best-effort --quiet -- true
+	is "$rc" 0 exec_best_effort_runs_as_doctor_said
+else
+	kje exec -- true
+	is "$rc" 0 doctor_limits_enforceable_means_exec_runs
+fi
+kje doctor --memory max --pids max
+like "$(line posture)" "limits: none asked" doctor_no_limits_asked
+is "$rc" 0 doctor_no_limits_can_run
+
+# User namespaces: doctor's live probe against a real run as this caller.
+kje doctor --memory max --pids max
+userns=$(line "user namespaces")
+kje exec --memory max --pids max -- true
+if printf '%s' "$userns" | grep -q '^ok '; then
+	is "$rc" 0 doctor_userns_ok_means_run_works
+else
+	like "$rc:$err" "^125:kjail: namespaces:" doctor_userns_fail_means_run_fails
+fi
+net=$(kje doctor --memory max --pids max; line network)
+kje exec --memory max --pids max -- sh -c 'cat /sys/class/net/lo/operstate'
+if printf '%s' "$net" | grep -q '^ok '; then
+	like "$out" "unknown|up" doctor_network_ok_means_loopback_up
+else
+	is "$rc" 125 doctor_network_fail_means_run_fails
+fi
+kje doctor --memory max --pids max
+doc=$out
+seccomp=$(line seccomp)
+like "$(line kernel)" "^ok +kernel +Linux $(uname -r | sed 's/[.+]/\\&/g') " doctor_kernel_version
+like "$(line landlock)" "^(ok|info) +landlock +(ABI [0-9]+|not available|off)" doctor_landlock_abi
+like "$(line "mount API")" "^ok +mount API +live probe" doctor_mount_api_probe
+like "$seccomp" "^ok +seccomp +live probe: profiles/seccomp-default.policy \([0-9]+ instructions\) loads and denies unshare; libseccomp [0-9.]+" doctor_seccomp_live_probe
+kje exec --memory max --pids max -- sh -c 'unshare -U true 2>&1; echo rc=$?'
+like "$out" "rc=[1-9]" doctor_seccomp_claim_holds_in_a_run
+
+# cgroup facts against /proc/self/cgroup and the mounts.
+kje doctor
+cg=$(line "cgroup v2")
+if grep -q ' /sys/fs/cgroup cgroup2 ' /proc/self/mounts; then
+	like "$cg" "unified: cgroup2 at /sys/fs/cgroup" doctor_cgroup_layout_unified
+elif grep -q ' cgroup2 ' /proc/self/mounts; then
+	like "$cg" "hybrid: cgroup2 at $(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)" doctor_cgroup_layout_hybrid
+else
+	like "$cg" "no cgroup2 file system" doctor_cgroup_layout_v1
+fi
+if grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null ||
+	grep -qw memory /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
+	skip doctor_memory_on_v1 "memory is on cgroup v2 here"
+else
+	like "$cg" "memory: memory is bound to cgroup v1|memory: .*(not available|disabled|no memory)" doctor_memory_controller_unavailable
+fi
+
+# ------------------------------------------------- what doctor reports
+
+kje doctor --memory max --pids max
+like "$(line profile)" "^ok +profile +default \(chosen by built-in default; built-in default.profile\)" doctor_names_default_profile
+like "$(line settings)" "/etc/kjail/settings: absent; ~/.config/kjail/settings: absent" doctor_lists_settings_files
+like "$(line posture)" "^ +posture +default · full isolation \(user, mount ro-root, pid, net none, seccomp(, landlock)?, caps dropped\) · limits: none asked" doctor_posture_line
+sys_settings 'profile agent'
+user_settings 'quiet'
+kje doctor --memory max --pids max
+like "$(line profile)" "agent \(chosen by /etc/kjail/settings:1; built-in agent.profile\)" doctor_names_profile_source_system_settings
+like "$(line settings)" "/etc/kjail/settings: read; ~/.config/kjail/settings: read" doctor_lists_files_read
+KJAIL_PROFILE=strict kje doctor --memory max --pids max --cpus max
+like "$(line profile)" "strict \(chosen by KJAIL_PROFILE; built-in strict.profile\)" doctor_names_profile_source_env
+like "$(line posture)" "strict · full isolation \(user, mount ro-root, read-only workspace, pid, net none, seccomp strict" doctor_posture_strict
+kje doctor --profile ci --net host --memory max --pids max
+like "$(line profile)" "ci \(chosen by --profile; built-in ci.profile\)" doctor_names_profile_source_flag
+like "$(line posture)" "net host" doctor_posture_net_host
+reset_config
+
+# The host profile: doctor says so, and it can run where limits cannot.
+KJAIL_PROFILE=host kje doctor
+is "$rc" 0 doctor_host_profile_can_run
+like "$(line profile)" "^warn +profile +host .*profile host: no isolation, the environment is the boundary" doctor_host_profile_warning
+like "$(line posture)" "host · no isolation \(the environment is the boundary\)" doctor_host_posture
+KJAIL_PROFILE=host kje exec -- true
+is "$rc" 0 host_profile_runs_as_doctor_said
+
+# A broken configuration: doctor reports it (exit 1), exec refuses it.
+user_settings 'net bogus'
+kje doctor --memory max --pids max
+is "$rc" 1 doctor_bad_settings_cannot_run
+like "$out" "verdict +cannot run here: option: ~/.config/kjail/settings:1: --net: invalid value 'bogus'" doctor_bad_settings_named
+kje exec --memory max --pids max -- true
+like "$rc:$err" "^125:kjail: option: ~/.config/kjail/settings:1: --net: invalid value 'bogus' \(valid values: none, host" exec_refuses_the_same_settings
+reset_config
+sys_policy 'deny net host'
+kje doctor --net host --memory max --pids max
+is "$rc" 1 doctor_policy_refusal_cannot_run
+like "$out" "verdict +cannot run here: policy: --net host \(from --net\) is denied" doctor_reports_policy_refusal
+reset_config
+
+# Doctor's own usage errors.
+kje doctor --bogus
+like "$rc:$err" "^125:kjail: option: unknown option --bogus" doctor_bad_flag_is_125
+kje doctor --net bogus
+like "$rc:$err" "^125:kjail: option: --net: invalid value 'bogus'" doctor_bad_flag_value_is_125
+kje doctor --memory max -- true
+like "$rc:$err" "^125:kjail: option: unexpected argument 'true'" doctor_takes_no_command
+
+# ------------------------------------------------------------------ --json
+
+kje doctor --json
+json_rc=$rc
+printf '%s' "$out" >"$T/doctor.json"
+python3 - "$T/doctor.json" "$json_rc" <<'PY' >"$T/json-check" 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+rc = int(sys.argv[2])
+assert d["can_run"] == (rc == 0), "can_run vs exit status"
+names = [c["name"] for c in d["checks"]]
+for n in ["kernel", "user namespaces", "mount API", "network", "seccomp", "landlock", "cgroup v2", "profile", "settings", "policy"]:
+    assert n in names, n
+assert all(c["status"] in ("ok", "warn", "fail", "info") for c in d["checks"])
+assert d["profile"]["name"] == "default" and d["profile"]["from"] == "built-in default"
+assert d["posture"].startswith("default · full isolation")
+assert d["policy"]["state"] == "absent"
+print("ok")
+PY
+is "$(cat "$T/json-check")" ok doctor_json_is_valid_and_complete
+kje doctor
+text_rc=$rc
+is "$json_rc" "$text_rc" doctor_json_same_exit_status
+
+done_testing

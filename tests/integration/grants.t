@@ -1,0 +1,229 @@
+#!/bin/bash
+# Scoped grants: --rw/--ro rules (each rejection with its own message),
+# --ssh-agent, --env-file, --protect, and .git protection through a
+# worktree's real git directory.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+# A home of the caller's under /var/tmp: the sandbox's /tmp is its own, so
+# a home under $T would be invisible inside whatever kjail masked.
+KJ_HOME=$(mktemp -d /var/tmp/kjail-home.XXXXXX)
+chmod 0755 "$KJ_HOME"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$KJ_HOME"
+export KJ_HOME HOME=$KJ_HOME
+trap '_cleanup; rm -rf "$KJ_HOME"' EXIT
+OWNER=$([ "$KJ_AS" = user ] && echo "$KJ_USER" || echo root)
+RAN=$WS/ran
+
+# refused NAME REGEX ARGS...: exit 125, one line matching REGEX, in the
+# house format, and the command never ran.
+refused() {
+	local name=$1 re=$2
+	shift 2
+	rm -f "$RAN"
+	kj exec "$@" -- touch "$RAN"
+	if [ "$rc" = 125 ] && [ ! -e "$RAN" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
+		printf '%s' "$err" | grep -Eq '^kjail: [a-z][a-z-]*: .+ \([^()]+\)$' &&
+		printf '%s' "$err" | grep -Eq -- "$re"; then
+		_report 0 "$name"
+	else
+		_report 1 "$name" "rc=$rc ran=$([ -e "$RAN" ] && echo yes || echo no)
+stderr: $err
+expected: $re"
+	fi
+}
+
+# ----------------------------------------------------------- --rw and --ro
+
+mkdir -p "$T/data" "$T/data2"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/data" "$T/data2"
+refused rw_nonexistent_refused "^kjail: rw: $T/nope: No such file or directory" --rw "$T/nope"
+refused rw_whole_root_refused "^kjail: rw: cannot bind the whole host root /" --rw /
+refused ro_whole_root_refused "^kjail: ro: cannot bind the whole host root /" --ro /
+refused rw_home_itself_refused "^kjail: rw: $KJ_HOME is the home directory, with its dotfiles and credential stores" --rw "$KJ_HOME"
+refused ro_home_itself_refused "^kjail: ro: $KJ_HOME is the home directory" --ro "$KJ_HOME"
+refused ro_ancestor_of_home_refused "^kjail: ro: $(dirname "$KJ_HOME") contains the home directory $KJ_HOME" \
+	--ro "$(dirname "$KJ_HOME"):/tmp/above-home"
+# (At their own path, /proc and /dev are refused as destinations first:
+# kjail builds them itself. Elsewhere, as sources, by these rules.)
+refused rw_onto_proc_refused "^kjail: rw: cannot bind onto /proc" --rw /proc
+refused ro_onto_dev_refused "^kjail: ro: cannot bind onto /dev" --ro /dev
+for d in /proc /sys /dev /run /boot /etc; do
+	[ -d "$d" ] || { skip "rw_${d#/}_refused" "no $d here"; continue; }
+	refused "rw_${d#/}_refused" "^kjail: rw: $d may not be writable inside the sandbox \(it is or holds $d\)" --rw "$d:/tmp/x"
+	refused "ro_${d#/}_refused" "^kjail: ro: $d is or holds the system directory $d" --ro "$d:/tmp/x"
+done
+refused rw_inside_etc_refused "^kjail: rw: /etc/default may not be writable inside the sandbox \(it is inside /etc\)" --rw /etc/default
+refused ro_inside_host_proc_refused "^kjail: ro: /proc/[0-9]+ is inside the host's /proc, which would show the host's processes" \
+	--ro "/proc/1:/tmp/hostproc"
+refused ro_inside_host_sys_refused "^kjail: ro: /sys/kernel is inside the host's /sys" --ro /sys/kernel:/tmp/k
+kj exec --ro /etc/default:/tmp/etc-default -- ls /tmp/etc-default
+is "$rc" 0 ro_inside_etc_allowed
+mkdir -p "$KJ_HOME/.ssh/keys" "$KJ_HOME/.config/gh" "$KJ_HOME/.config/kjail" "$KJ_HOME/.config/other"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$KJ_HOME"
+refused ro_inside_credential_store_refused "^kjail: ro: $KJ_HOME/.ssh/keys is inside the credential store $KJ_HOME/.ssh" \
+	--ro "$KJ_HOME/.ssh/keys"
+refused ro_containing_credential_store_refused "^kjail: ro: $KJ_HOME/.config contains the credential store $KJ_HOME/.config/gcloud" \
+	--ro "$KJ_HOME/.config"
+refused rw_kjail_config_refused "^kjail: rw: $KJ_HOME/.config/kjail is inside the credential store $KJ_HOME/.config/kjail" \
+	--rw "$KJ_HOME/.config/kjail"
+kj exec --ro "$KJ_HOME/.config/other" -- true
+is "$rc" 0 ro_other_home_subdirectory_allowed
+touch "$T/data/file"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/data/file"
+refused rw_file_refused "^kjail: rw: $T/data/file: Not a directory \(write grants are directories" --rw "$T/data/file"
+kj exec --ro "$T/data/file:/tmp/file" -- cat /tmp/file
+is "$rc" 0 ro_file_allowed
+if [ "$KJ_AS" = user ]; then
+	mkdir -p "$T/rootonly"
+	refused rw_not_writable_by_caller_refused "^kjail: rw: $T/rootonly is not writable by you: Permission denied" --rw "$T/rootonly"
+else
+	skip rw_not_writable_by_caller_refused "root can write everywhere"
+fi
+
+# At most 16 write grants.
+args=()
+for i in $(seq 16); do
+	mkdir -p "$T/g/$i"
+	args+=(--rw "$T/g/$i")
+done
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$T/g"
+kj exec "${args[@]}" -- sh -c "echo x > $T/g/16/f"
+is "$rc:$(cat "$T/g/16/f" 2>/dev/null)" "0:x" sixteen_write_grants_allowed
+mkdir -p "$T/g/17"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/g/17"
+refused seventeen_write_grants_refused "^kjail: rw: at most 16 write grants" "${args[@]}" --rw "$T/g/17"
+
+# --------------------------------------------------------------- --ssh-agent
+
+refused ssh_agent_with_net_none_refused \
+	"^kjail: ssh-agent: --ssh-agent needs network access: with --net none the command should reach no remote host, so it gets no agent either \(add --net host" \
+	--ssh-agent
+unset SSH_AUTH_SOCK
+refused ssh_agent_without_agent_refused "^kjail: ssh-agent: --ssh-agent: SSH_AUTH_SOCK is not set" --net host --ssh-agent
+SSH_AUTH_SOCK=$T/data/file refused ssh_agent_socket_not_a_socket_refused "is not a socket" --net host --ssh-agent
+
+if command -v ssh-agent >/dev/null && command -v ssh-keygen >/dev/null; then
+	AG=$T/agent
+	mkdir -p "$AG" "$KJ_HOME/.ssh"
+	chmod 0700 "$AG" "$KJ_HOME/.ssh"
+	[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$AG" "$KJ_HOME/.ssh"
+	as_caller ssh-keygen -q -t ed25519 -N '' -C kjail-test -f "$KJ_HOME/.ssh/id_ed25519"
+	agent_pid=$(as_caller ssh-agent -a "$AG/sock" -s | sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p')
+	export SSH_AUTH_SOCK=$AG/sock
+	as_caller ssh-add -q "$KJ_HOME/.ssh/id_ed25519" 2>/dev/null
+	kj exec --net host --ssh-agent -- sh -c 'echo "$SSH_AUTH_SOCK"; ssh-add -l'
+	is "$(printf '%s\n' "$out" | head -1)" /run/kjail/ssh-agent.sock ssh_agent_socket_path_set_inside
+	like "$out" "ED25519|kjail-test" ssh_agent_lists_key_inside
+	kj exec --net host --ssh-agent -- sh -c "cat $KJ_HOME/.ssh/id_ed25519 2>&1; ls -A $KJ_HOME/.ssh 2>&1; echo end"
+	unlike "$out" "PRIVATE KEY|^id_ed25519" ssh_agent_private_key_stays_masked
+	kj exec --net host -- sh -c 'echo "sock=${SSH_AUTH_SOCK:-}"; ssh-add -l 2>&1; echo rc=$?'
+	like "$out" "sock=
+.*rc=2" no_agent_without_ssh_agent_option
+	kj exec --profile host --quiet --ssh-agent -- sh -c 'echo "$SSH_AUTH_SOCK"'
+	is "$out" "$AG/sock" ssh_agent_in_host_profile_passes_socket_path
+	kill "$agent_pid" 2>/dev/null
+	unset SSH_AUTH_SOCK
+else
+	skip ssh_agent_lists_key_inside "openssh-client is not installed"
+fi
+
+# ---------------------------------------------------------------- --env-file
+
+V=$T/vault
+mkdir -p "$V"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$V"
+vault() { # FILE MODE OWNER LINES...
+	local f=$1 mode=$2 owner=$3
+	shift 3
+	printf '%s\n' "$@" >"$f"
+	chown "$owner" "$f"
+	chmod "$mode" "$f"
+}
+vault "$V/ok.env" 0600 "$OWNER" '# tokens for this project' '' 'API_TOKEN=s3cr3t-vault-value' 'PLAIN=with spaces = and more'
+kj exec --env-file "$V/ok.env" -- sh -c 'echo "$API_TOKEN|$PLAIN"'
+is "$rc:$out" "0:s3cr3t-vault-value|with spaces = and more" env_file_values_reach_the_sandbox
+unlike "$err" "s3cr3t" env_file_values_not_in_kjails_messages
+kj exec --env-file "$V/ok.env" --setenv PLAIN=flag -- sh -c 'echo "$PLAIN"'
+is "$out" flag setenv_overrides_env_file
+vault "$V/group.env" 0640 "$OWNER" 'API_TOKEN=s3cr3t-vault-value'
+refused env_file_group_readable_refused \
+	"^kjail: env-file: $V/group.env is accessible to group or others \(mode 0640\) \(chmod 600 $V/group.env\)$" \
+	--env-file "$V/group.env"
+vault "$V/other.env" 0604 "$OWNER" 'API_TOKEN=s3cr3t-vault-value'
+refused env_file_world_readable_refused "is accessible to group or others \(mode 0604\)" --env-file "$V/other.env"
+unlike "$err" "s3cr3t" env_file_refusal_does_not_show_values
+vault "$V/theirs.env" 0600 12345 'API_TOKEN=s3cr3t-vault-value'
+refused env_file_of_another_user_refused "^kjail: env-file: $V/theirs.env is owned by uid 12345, not by you" \
+	--env-file "$V/theirs.env"
+vault "$V/noeq.env" 0600 "$OWNER" 'GOOD=1' 's3cr3t-vault-value'
+refused env_file_line_without_equals_refused "^kjail: env-file: $V/noeq.env:2: the line has no '='" --env-file "$V/noeq.env"
+unlike "$err" "s3cr3t" env_file_bad_line_not_echoed
+vault "$V/badname.env" 0600 "$OWNER" '1BAD=s3cr3t-vault-value'
+refused env_file_bad_name_refused "^kjail: env-file: $V/badname.env:1: invalid variable name" --env-file "$V/badname.env"
+unlike "$err" "s3cr3t" env_file_bad_name_value_not_echoed
+refused env_file_missing_refused "^kjail: env-file: --env-file $V/none.env: No such file or directory" --env-file "$V/none.env"
+vault "$WS/ws.env" 0600 "$OWNER" 'A=1'
+refused env_file_in_workspace_refused "^kjail: settings: $WS/ws.env is inside the workspace" --env-file "$WS/ws.env"
+rm -f "$WS/ws.env"
+kj exec --env-file "$V/ok.env" --stats -- true
+unlike "$err" "s3cr3t" env_file_values_not_in_stats_or_notes
+
+# ----------------------------------------------------------------- --protect
+
+mkdir -p "$WS/.github/workflows" "$WS/src"
+echo 'on: push' >"$WS/.github/workflows/ci.yml"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$WS"
+kj exec --protect .github/workflows -- sh -c '(echo evil > .github/workflows/ci.yml) 2>&1; (touch .github/workflows/new.yml) 2>&1; echo ok > src/file; cat src/file'
+like "$out" "Read-only file system" protect_makes_path_read_only
+is "$(cat "$WS/.github/workflows/ci.yml")" "on: push" protect_path_unchanged_on_host
+ok protect_no_new_file_on_host test ! -e "$WS/.github/workflows/new.yml"
+like "$out" "^ok$" protect_rest_of_workspace_writable
+kj exec --protect .github -- sh -c 'mv .github .gh 2>&1; echo rc=$?'
+like "$out" "rc=[1-9]" protected_path_cannot_be_moved_away
+refused protect_missing_path_refused "^kjail: protect: --protect .github/missing: No such file or directory \(create it first" \
+	--protect .github/missing
+refused protect_absolute_refused "^kjail: option: --protect: '/etc' is not a relative path" --protect /etc
+refused protect_dotdot_refused "^kjail: option: --protect: '../x' is not a plain path" --protect ../x
+ln -s "$T/data" "$WS/link"
+refused protect_through_symlink_refused "^kjail: protect: --protect link/x: Too many levels of symbolic links|^kjail: protect: --protect link/x" \
+	--protect link/x
+rm -f "$WS/link"
+
+# ---------------------------------------------- .git protection via worktrees
+
+if command -v git >/dev/null; then
+	R=$T/repo W=$T/wts/wt
+	mkdir -p "$R" "$T/wts"
+	[ "$KJ_AS" = user ] && chown "$KJ_USER" "$R" "$T/wts"
+	g() { as_caller git -c user.name=t -c user.email=t@t -c init.defaultBranch=main "$@"; }
+	g init -q "$R"
+	g -C "$R" commit -q --allow-empty -m init
+	g -C "$R" worktree add -q "$W" 2>/dev/null
+	ok worktree_has_git_file test -f "$W/.git"
+	# The worktree as workspace, its repository granted writable so git works.
+	kj exec --workspace "$W" --rw "$R/.git" -- sh -c "
+		(echo evil > $R/.git/hooks/pre-commit) 2>&1
+		(git config core.hooksPath /tmp) 2>&1
+		(echo $T/elsewhere > $R/.git/worktrees/wt/commondir) 2>&1
+		(echo 'gitdir: /tmp' > .git) 2>&1
+		echo hi > f && git add f && git -c user.name=t -c user.email=t@t commit -qm m && echo committed"
+	like "$out" "pre-commit: Read-only file system" worktree_common_hooks_read_only
+	like "$out" "could not (lock|write) config file|Read-only file system" worktree_common_config_read_only
+	like "$out" "commondir: Read-only file system" worktree_commondir_file_read_only
+	like "$out" "committed" worktree_commit_still_works
+	ok worktree_no_hook_planted_on_host test ! -e "$R/.git/hooks/pre-commit"
+	is "$(cat "$R/.git/worktrees/wt/commondir")" "../.." worktree_commondir_unchanged_on_host
+	kj exec --workspace "$W" --rw "$R/.git" -- sh -c "mv $R/.git/worktrees/wt $R/.git/worktrees/moved 2>&1; echo rc=\$?"
+	like "$out" "rc=[1-9]" worktree_gitdir_cannot_be_swapped
+	# A repository without hooks/: refused, as for .git itself.
+	rmdir "$R/.git/hooks" 2>/dev/null || rm -rf "$R/.git/hooks"
+	kj exec --workspace "$W" --rw "$R/.git" -- true
+	like "$rc:$err" "^125:kjail: workspace: cannot protect $R/.git/hooks: No such file or directory" worktree_without_hooks_dir_refused
+	kj exec --workspace "$W" -- true
+	is "$rc" 0 worktree_without_hooks_fine_when_repository_read_only
+else
+	skip worktree_common_hooks_read_only "git is not installed"
+fi
+
+done_testing

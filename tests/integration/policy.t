@@ -1,0 +1,202 @@
+#!/bin/bash
+# The admin's policy, /etc/kjail/policy: each rule holds whichever source
+# asks (a flag, KJAIL_PROFILE, the user's settings, a profile), fails with
+# 125 naming the policy line and where the request came from; a malformed
+# or insecure policy is an error for every run, never ignored.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+. "$here/../config-lib.sh"
+
+RAN=$WS/ran
+# denied NAME REGEX ARGS...: 125, one line matching REGEX, command not run.
+denied() {
+	local name=$1 re=$2
+	shift 2
+	rm -f "$RAN"
+	kje "$@"
+	if [ "$rc" = 125 ] && [ ! -e "$RAN" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
+		printf '%s' "$err" | grep -Eq -- "$re"; then
+		_report 0 "$name"
+	else
+		_report 1 "$name" "rc=$rc ran=$([ -e "$RAN" ] && echo yes || echo no)
+stderr: $err
+expected: $re"
+	fi
+}
+# allowed NAME ARGS...: the run happens.
+allowed() {
+	local name=$1
+	shift
+	rm -f "$RAN"
+	kje "$@"
+	if [ "$rc" = 0 ] && [ -e "$RAN" ]; then _report 0 "$name"; else _report 1 "$name" "rc=$rc err=$err"; fi
+}
+BE=(--limits best-effort --quiet) # runs that are allowed must run here
+sys_profile nethost 'net host'
+sys_profile big 'memory 3G' 'limits best-effort'
+
+# ------------------------------------------------------------ deny net host
+sys_policy '# the network stays closed' 'deny net host'
+denied deny_net_host_against_flag \
+	"^kjail: policy: --net host \(from --net\) is denied by /etc/kjail/policy:2: deny net host \(ask your administrator; kjail doctor lists the policy\)$" \
+	exec "${BE[@]}" --net host -- touch "$RAN"
+denied deny_net_host_against_profile_chosen_by_env \
+	"--net host \(from /etc/kjail/profiles/nethost.profile:1\) is denied by /etc/kjail/policy:2" \
+	exec "${BE[@]}" --profile nethost -- touch "$RAN"
+rm -f "$RAN"
+KJAIL_PROFILE=nethost kje exec "${BE[@]}" -- touch "$RAN"
+like "$rc:$err" "^125:kjail: policy: --net host \(from /etc/kjail/profiles/nethost.profile:1\) is denied" deny_net_host_against_kjail_profile
+user_settings 'net HOST'
+denied deny_net_host_against_user_settings \
+	"--net host \(from ~/.config/kjail/settings:1\) is denied by /etc/kjail/policy:2" exec "${BE[@]}" -- touch "$RAN"
+rm -f "$USER_DIR/settings"
+allowed net_none_still_allowed exec "${BE[@]}" --net none -- touch "$RAN"
+
+# ------------------------------------------------------- deny profile host
+sys_policy 'deny profile host'
+denied deny_profile_host_against_flag \
+	"^kjail: policy: profile host \(from --profile\) is denied by /etc/kjail/policy:1: deny profile host" \
+	exec --profile host -- touch "$RAN"
+rm -f "$RAN"
+KJAIL_PROFILE=Host kje exec -- touch "$RAN"
+like "$rc:$err" "^125:kjail: policy: profile Host \(from KJAIL_PROFILE\) is denied by /etc/kjail/policy:1" deny_profile_host_against_env
+ok deny_profile_host_against_env_did_not_run test ! -e "$RAN"
+user_settings 'profile host'
+denied deny_profile_host_against_user_settings \
+	"profile host \(from ~/.config/kjail/settings:1\) is denied" exec -- touch "$RAN"
+rm -f "$USER_DIR/settings"
+user_profile myhost 'include host' 'quiet'
+denied deny_profile_host_against_profile_including_it \
+	"profile myhost \(it includes host\) \(from --profile\) is denied" exec --profile myhost -- touch "$RAN"
+denied deny_profile_host_against_isolation_none_flag \
+	"--isolation none \(what the host profile is\) \(from --isolation\) is denied by /etc/kjail/policy:1: deny profile host" \
+	exec "${BE[@]}" --isolation none --net host -- touch "$RAN"
+user_profile copy 'isolation none' 'net host'
+denied deny_profile_host_against_a_copy_of_it \
+	"--isolation none \(what the host profile is\) \(from ~/.config/kjail/profiles/copy.profile:1\)" \
+	exec "${BE[@]}" --profile copy -- touch "$RAN"
+allowed other_profiles_still_allowed exec "${BE[@]}" --profile agent -- touch "$RAN"
+
+# ------------------------------------------------------------ max memory 2G
+sys_policy 'max memory 2G'
+denied max_memory_against_flag \
+	"^kjail: policy: --memory 4G \(from --memory\) exceeds /etc/kjail/policy:1: max memory 2G \(ask for at most 2G with --memory" \
+	exec "${BE[@]}" --memory 4G -- touch "$RAN"
+denied max_memory_against_unlimited_flag "--memory max \(from --memory\) exceeds" \
+	exec "${BE[@]}" --memory max -- touch "$RAN"
+denied max_memory_against_builtin_profile "--memory 4G \(from built-in ci.profile:3\) exceeds" \
+	exec "${BE[@]}" --profile ci -- touch "$RAN"
+rm -f "$RAN"
+KJAIL_PROFILE=big kje exec "${BE[@]}" -- touch "$RAN"
+like "$rc:$err" "^125:kjail: policy: --memory 3G \(from /etc/kjail/profiles/big.profile:1\) exceeds /etc/kjail/policy:1" max_memory_against_env_profile
+user_settings 'memory 2049M'
+denied max_memory_against_user_settings "--memory 2049M \(from ~/.config/kjail/settings:1\) exceeds" \
+	exec "${BE[@]}" -- touch "$RAN"
+rm -f "$USER_DIR/settings"
+allowed memory_at_the_bound_allowed exec "${BE[@]}" --memory 2G -- touch "$RAN"
+allowed default_memory_below_the_bound_allowed exec "${BE[@]}" -- touch "$RAN"
+
+# ------------------------------------------------------------ max pids 1024
+sys_policy 'max pids 1024'
+denied max_pids_against_flag "--pids 4096 \(from --pids\) exceeds /etc/kjail/policy:1: max pids 1024" \
+	exec "${BE[@]}" --pids 4096 -- touch "$RAN"
+denied max_pids_against_profile "--pids 4096 \(from built-in ci.profile:5\) exceeds" \
+	exec "${BE[@]}" --profile ci --memory 1G -- touch "$RAN"
+denied max_pids_unlimited_refused "--pids max \(from --pids\) exceeds" exec "${BE[@]}" --pids max -- touch "$RAN"
+allowed pids_below_bound_allowed exec "${BE[@]}" --pids 1000 -- touch "$RAN"
+
+# ---------------------------------------------------------- require seccomp
+sys_policy 'require seccomp'
+denied require_seccomp_against_host_profile_flag \
+	"^kjail: policy: /etc/kjail/policy:1: require seccomp: --isolation none runs without namespaces or seccomp \(from built-in host.profile:[0-9]+\)" \
+	exec --profile host -- touch "$RAN"
+rm -f "$RAN"
+KJAIL_PROFILE=host kje exec -- touch "$RAN"
+like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:1: require seccomp" require_seccomp_against_env
+user_settings 'isolation none' 'net host'
+denied require_seccomp_against_user_settings "require seccomp: .*\(from ~/.config/kjail/settings:1\)" \
+	exec -- touch "$RAN"
+rm -f "$USER_DIR/settings"
+allowed require_seccomp_allows_the_sandbox exec "${BE[@]}" -- touch "$RAN"
+
+# ------------------------------------------------------------- deny rw PATH
+mkdir -p "$T/private/sub" "$T/other" "$T/private/ws"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$T/private" "$T/other"
+sys_policy "deny rw $T/private"
+denied deny_rw_against_flag_below_path \
+	"^kjail: policy: --rw $T/private/sub \(from --rw\) is denied by /etc/kjail/policy:1: deny rw $T/private" \
+	exec "${BE[@]}" --rw "$T/private/sub" -- touch "$RAN"
+user_profile grants "rw $T/private"
+denied deny_rw_against_profile "--rw $T/private \(from ~/.config/kjail/profiles/grants.profile:1\) is denied" \
+	exec "${BE[@]}" --profile grants -- touch "$RAN"
+denied deny_rw_covers_a_writable_workspace \
+	"the writable workspace $T/private/ws \(from --workspace\) is denied by /etc/kjail/policy:1" \
+	exec "${BE[@]}" --workspace "$T/private/ws" -- touch "$RAN"
+kje exec "${BE[@]}" --workspace "$T/private/ws" --workspace-ro -- true
+is "$rc:$err" "0:" deny_rw_allows_the_workspace_read_only
+kje exec "${BE[@]}" --ro "$T/private/sub" -- true
+is "$rc:$err" "0:" deny_rw_allows_read_only_grant
+allowed deny_rw_allows_other_paths exec "${BE[@]}" --rw "$T/other" -- touch "$RAN"
+
+# ---------------------------------------------- deny OPTION, deny setenv NAME
+sys_policy 'deny setenv LD_PRELOAD' 'deny env-file'
+denied deny_setenv_name_against_flag \
+	"^kjail: policy: --setenv LD_PRELOAD \(from --setenv\) is denied by /etc/kjail/policy:1" \
+	exec "${BE[@]}" --setenv LD_PRELOAD=/x.so -- touch "$RAN"
+user_profile preload 'setenv LD_PRELOAD=/x.so'
+denied deny_setenv_name_against_profile "--setenv LD_PRELOAD \(from ~/.config/kjail/profiles/preload.profile:1\)" \
+	exec "${BE[@]}" --profile preload -- touch "$RAN"
+allowed deny_setenv_allows_other_names exec "${BE[@]}" --setenv LD_LIBRARY_PATH=/x -- touch "$RAN"
+put "$T/vault" "$KJ_OWNER" 0600 'A=b'
+denied deny_option_against_any_use "--env-file \(from --env-file\) is denied by /etc/kjail/policy:2: deny env-file" \
+	exec "${BE[@]}" --env-file "$T/vault" -- touch "$RAN"
+
+# ------------------------------------------ deny seccomp default, landlock off
+sys_policy 'deny seccomp default' 'deny landlock off'
+denied deny_seccomp_default_against_kjails_default \
+	"^kjail: policy: --seccomp default \(from kjail's default\) is denied by /etc/kjail/policy:1: deny seccomp default" \
+	exec "${BE[@]}" -- touch "$RAN"
+allowed deny_seccomp_default_allows_strict exec "${BE[@]}" --seccomp strict -- touch "$RAN"
+denied deny_landlock_off_against_flag "--landlock off \(from --landlock\) is denied by /etc/kjail/policy:2" \
+	exec "${BE[@]}" --seccomp strict --landlock off -- touch "$RAN"
+
+# ------------------------------------------- max timeout, require timeout
+sys_policy 'max timeout 10m'
+denied max_timeout_without_timeout \
+	"^kjail: policy: --timeout none \(from kjail's default\) exceeds /etc/kjail/policy:1: max timeout 10m" \
+	exec "${BE[@]}" -- touch "$RAN"
+denied max_timeout_against_flag "--timeout 1h \(from --timeout\) exceeds" exec "${BE[@]}" --timeout 1h -- touch "$RAN"
+allowed max_timeout_allows_agent_profile exec "${BE[@]}" --profile agent -- touch "$RAN"
+sys_policy 'require output-limit'
+denied require_output_limit "require output-limit: no --output-limit is set" exec "${BE[@]}" -- touch "$RAN"
+allowed require_output_limit_met exec "${BE[@]}" --output-limit 1M -- touch "$RAN"
+
+# ------------------------------------------------- a broken policy fails closed
+for rule in 'deny' 'maximum memory 2G' 'max memory lots' 'deny nosuchoption' 'max net none' \
+	'require nothing' 'deny net bogus' 'deny rw relative/path' 'deny profile'; do
+	sys_policy 'max pids 1024' "$rule"
+	kje exec "${BE[@]}" -- true
+	like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:2: " "malformed_policy_refused: $rule"
+done
+sys_policy 'max memory lots'
+kje exec "${BE[@]}" -- true
+like "$err" "max memory lots: --memory: invalid size 'lots'" malformed_policy_value_read_by_the_options_own_parser
+sys_policy 'deny net host'
+chown 12345 "$ETC_UP/kjail/policy"
+kje exec "${BE[@]}" -- true
+like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy is owned by uid 12345, not root" policy_not_owned_by_root_refused
+chown root "$ETC_UP/kjail/policy"
+chmod 0666 "$ETC_UP/kjail/policy"
+kje exec "${BE[@]}" -- true
+like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy is writable by group or others" writable_policy_refused
+chmod 0644 "$ETC_UP/kjail/policy"
+
+# doctor lists the policy in force.
+sys_policy 'deny net host' 'max memory 2G'
+kje doctor --limits best-effort
+like "$out" "^info +policy +/etc/kjail/policy: read: deny net host; max memory 2G" doctor_lists_policy
+reset_config
+kje doctor --limits best-effort
+like "$out" "^info +policy +/etc/kjail/policy: absent" doctor_says_no_policy
+
+done_testing

@@ -1,0 +1,179 @@
+#!/bin/bash
+# Profiles: built-in ones compiled in, files in /etc/kjail/profiles and
+# ~/.config/kjail/profiles, include, `kjail profile list|show`, and what
+# each built-in profile does in a real run.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+. "$here/../config-lib.sh"
+
+# ---------------------------------------------------------- list and show
+
+kje profile list
+for p in agent ci default host strict; do
+	like "$out" "^$p +built-in: " "profile_list_shows_builtin_$p"
+done
+sys_profile site 'limits best-effort'
+user_profile mine '# mine: my own' 'quiet'
+user_profile loose 'quiet'
+chmod 0666 "$USER_DIR/profiles/loose.profile"
+kje profile list
+like "$out" "^site +/etc/kjail/profiles/site.profile" profile_list_shows_system_profile
+like "$out" "^mine +~/.config/kjail/profiles/mine.profile: my own" profile_list_shows_user_profile_and_description
+like "$out" "^loose +~/.config/kjail/profiles/loose.profile \(refused: .*writable by group or others" profile_list_marks_insecure_profile_refused
+reset_config
+
+kje profile show agent
+is "$rc" 0 profile_show_agent_succeeds
+like "$out" "^# profile agent: built-in agent.profile" profile_show_names_the_file
+like "$out" "^output-limit 200000 +# built-in agent.profile:[0-9]+" profile_show_agent_output_limit_with_line
+like "$out" "^timeout 120s +# built-in agent.profile:[0-9]+" profile_show_agent_timeout_with_line
+like "$out" "^net none +# built-in default.profile:[0-9]+" profile_show_expands_include_with_its_file
+kje profile show ci
+like "$out" "^memory 4G " ci_profile_memory_4g
+like "$out" "^pids 4096 " ci_profile_pids_4096
+unlike "$out" "^(output-limit|net) " ci_profile_has_no_output_cap_and_leaves_network_to_caller
+kje profile show strict
+like "$out" "^workspace-ro " strict_profile_read_only_workspace
+like "$out" "^net none " strict_profile_no_network
+like "$out" "^seccomp strict " strict_profile_seccomp_allow_list
+kje profile show host
+like "$out" "^isolation none " host_profile_has_no_isolation
+kje profile show default
+unlike "$out" "output-limit|timeout" default_profile_is_exec_posture_without_caps
+
+user_profile tokens 'setenv API_TOKEN=tok-123-secret' 'setenv PLAIN=visible' 'env-file /nonexistent/vault'
+kje profile show tokens
+unlike "$out" "tok-123-secret" profile_show_hides_secret_looking_values
+like "$out" "setenv API_TOKEN=\(hidden\)" profile_show_names_hidden_variable
+like "$out" "setenv PLAIN=visible" profile_show_shows_plain_values
+user_profile badline 'net none' 'memory lots'
+kje profile show badline
+like "$rc:$err" "^125:kjail: option: ~/.config/kjail/profiles/badline.profile:2: --memory: invalid size 'lots'" profile_show_validates_every_line
+kje profile show nosuch
+like "$rc:$err" "^125:kjail: option: --profile: no profile 'nosuch'" profile_show_unknown_profile_refused
+kje profile
+is "$rc" 125 profile_without_subcommand_refused
+reset_config
+
+# ------------------------------------------------------------ search order
+
+sys_profile both 'setenv FROM=system'
+user_profile both 'setenv FROM=user'
+user_profile only-user 'setenv FROM=user'
+user_profile agent 'setenv FROM=user-agent'
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile both -- sh -c 'echo $FROM'
+is "$out" system system_profile_found_before_user_profile
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile only-user -- sh -c 'echo $FROM'
+is "$out" user user_profile_found
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile agent -- sh -c 'echo $FROM'
+is "$out" user-agent file_profile_shadows_builtin
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile ONLY-USER -- sh -c 'echo $FROM'
+is "$out" user profile_names_matched_case_insensitively
+reset_config
+
+# A profile by path, outside the workspace.
+mkdir -p "$T/prof"
+put "$T/prof/p.profile" "$KJ_OWNER" 0644 'setenv FROM=path'
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile "$T/prof/p.profile" -- sh -c 'echo $FROM'
+is "$rc:$out" "0:path" profile_by_path
+kje exec --profile "$T/prof/nope.profile" -- true
+like "$rc:$err" "^125:kjail: option: --profile: $T/prof/nope.profile: No such file or directory" profile_path_missing_refused
+
+# ------------------------------------------------------------------ include
+
+user_profile base 'setenv A=base' 'setenv B=base'
+user_profile top 'include base' 'setenv B=top'
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile top -- sh -c 'echo $A $B'
+is "$out" "base top" include_expands_in_place_later_lines_win
+user_profile loop-a 'include loop-b'
+user_profile loop-b 'include loop-a'
+kje exec --profile loop-a -- true
+like "$rc:$err" "^125:kjail: profile: ~/.config/kjail/profiles/loop-b.profile:1: include loop: ~/.config/kjail/profiles/loop-a.profile is already being read" include_loop_refused
+user_profile self 'include self'
+kje exec --profile self -- true
+like "$rc:$err" "^125:kjail: profile: .*self.profile:1: include loop" self_include_refused
+for i in $(seq 0 9); do user_profile "deep$i" "include deep$((i + 1))"; done
+user_profile deep10 'quiet'
+kje exec --profile deep0 -- true
+like "$rc:$err" "^125:kjail: profile: .*deep7.profile:1: includes nested more than 8 deep" include_depth_limited
+user_profile missing-inc 'quiet' 'include nowhere'
+kje exec --profile missing-inc -- true
+like "$rc:$err" "^125:kjail: option: ~/.config/kjail/profiles/missing-inc.profile:2: include: no profile 'nowhere'" unknown_include_refused_with_line
+user_profile chooser 'profile agent'
+kje exec --profile chooser -- true
+like "$rc:$err" "^125:kjail: profile: ~/.config/kjail/profiles/chooser.profile:1: a profile cannot choose a profile \(write include NAME\)" profile_line_in_profile_refused
+user_profile bare-include 'include'
+kje exec --profile bare-include -- true
+like "$rc:$err" "^125:kjail: profile: .*bare-include.profile:1: include needs a profile name" include_without_name_refused
+reset_config
+
+# ------------------------------------------------- the built-ins in real runs
+
+# default: limits required; here they may not be enforceable, and then the
+# run fails closed instead of running unlimited.
+kje exec --profile default -- true
+if [ -n "$NOLIM" ]; then
+	like "$rc:$err" "^125:kjail: cgroup: cannot enforce --memory 512M" default_profile_fails_closed_without_limits
+else
+	is "$rc" 0 default_profile_runs_with_limits
+fi
+kj exec --profile agent --timeout 1s -- sleep 5
+is "$rc" 124 flag_timeout_overrides_agent_timeout
+kj exec --timeout 1s --profile agent -- sleep 5
+is "$rc" 124 flag_timeout_before_profile_overrides_too
+kj exec --profile strict --limits best-effort --quiet -- sh -c 'touch x 2>&1; echo rc=$?'
+like "$out" "Read-only file system" strict_profile_workspace_read_only
+ok strict_profile_left_no_file test ! -e "$WS/x"
+kj exec --profile strict --limits best-effort --quiet -- sh -c 'ls /sys/class/net'
+is "$out" lo strict_profile_has_only_loopback
+kj exec --workspace-ro --limits best-effort --quiet -- sh -c '(echo x > y) 2>&1; echo rc=$?'
+like "$out" "Read-only file system" workspace_ro_flag
+kj exec --profile strict --workspace-rw --limits best-effort --quiet -- sh -c 'echo x > y && cat y'
+is "$out" x workspace_rw_flag_overrides_strict
+rm -f "$WS/y"
+kj exec --profile ci --net host --limits best-effort --quiet -- sh -c 'df -k /tmp | tail -1 | awk "{print \$2}"'
+is "$out" 1048576 ci_profile_tmp_1g
+
+# host: no namespaces; a warning on every run; still a scrubbed
+# environment, a new session, the timeout and the output cap.
+export HOST_SECRET_TOKEN=leak-me
+kj exec --profile host -- sh -c 'echo "token=${HOST_SECRET_TOKEN:-}"; readlink /proc/self/ns/mnt'
+is "$(printf '%s\n' "$out" | head -1)" "token=" host_profile_scrubs_environment
+is "$(printf '%s\n' "$out" | tail -1)" "$(readlink /proc/self/ns/mnt)" host_profile_has_no_mount_namespace
+is "$err" "kjail: profile host: no isolation, the environment is the boundary" host_profile_warns_on_every_run
+kj exec --profile host --quiet -- true
+is "$rc:$err" "0:" host_profile_warning_silenced_by_quiet
+unset HOST_SECRET_TOKEN
+kj exec --profile host --quiet -- sh -c 'echo $$; cut -d" " -f6 /proc/self/stat'
+sid_line=$(printf '%s\n' "$out" | tail -1)
+is "$sid_line" "$(printf '%s\n' "$out" | head -1)" host_profile_runs_command_in_new_session
+start=$(date +%s)
+kj exec --profile host --quiet --timeout 1s --kill-grace 1s -- sh -c 'sleep 60 & sleep 61; wait'
+end=$(date +%s)
+is "$rc" 124 host_profile_enforces_timeout
+ok "host_profile_timeout_is_prompt ($((end - start))s)" test $((end - start)) -le 5
+sleep 0.2
+ok host_profile_timeout_kills_whole_tree sh -c '! pgrep -f "^sleep 6[01]$" >/dev/null'
+kj exec --profile host --quiet -- sh -c 'setsid sleep 62 </dev/null >/dev/null 2>&1 & echo bg'
+sleep 0.2
+ok host_profile_kills_what_command_leaves_behind sh -c '! pgrep -f "^sleep 62$" >/dev/null'
+kj exec --profile host --quiet --output-limit 1000 -- sh -c 'yes | head -c 5000'
+is "${#out}" 999 host_profile_caps_output
+kj exec --profile host --quiet -- sh -c 'exit 7'
+is "$rc" 7 host_profile_passes_exit_status
+kj exec --profile host --quiet -- /nonexistent-command
+is "$rc" 127 host_profile_command_not_found_127
+kj exec --profile host --net none -- true
+like "$rc:$err" "^125:kjail: option: --isolation none shares the host's network, so --net none cannot hold" host_profile_with_net_none_refused
+kj exec --profile host --ro "$T/prof" -- true
+like "$rc:$err" "^125:kjail: option: --ro needs the sandbox's namespaces" host_profile_with_bind_refused
+kj exec --profile host --tty -- true
+like "$rc:$err" "^125:kjail: option: --tty needs the sandbox's namespaces" host_profile_with_tty_refused
+
+done_testing

@@ -1,0 +1,280 @@
+#!/bin/bash
+# --net proxy: the sandbox has only lo; kjail's own proxy outside lets
+# through exactly what --allow-host allows (and --deny-host does not).
+# Every server here listens on the host's loopback; names come from a
+# --net-hosts file mapping them to 127.0.0.1, so an allowed name works
+# only together with an explicit allow of that address (rebinding rule).
+. "$(dirname "$0")/../lib.sh"
+
+# ---------------------------------------------------------------- fixtures
+# A test CA and a certificate for tls.test, for the CONNECT (TLS) case.
+(
+	cd "$T" &&
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+			-subj "/CN=kjail test CA" -keyout ca.key -out ca.pem &&
+		openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+			-subj "/CN=tls.test" -keyout srv.key -out srv.csr &&
+		printf 'subjectAltName=DNS:tls.test\n' >ext &&
+		openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+			-extfile ext -out srv.pem
+) >/dev/null 2>&1 || echo "# openssl failed: the TLS test will fail"
+cp "$T/ca.pem" "$WS/ca.pem"
+chmod a+r "$WS/ca.pem"
+
+cat >"$T/servers.py" <<'PY'
+import http.server, ssl, sys, threading
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def reply(self, body):
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_GET(self):
+        self.reply(b"hello from " + self.headers.get("Host", "-").encode() + b"\n")
+    def do_POST(self):
+        data = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.reply(b"got %d bytes\n" % len(data))
+    def log_message(self, *args):
+        pass
+class Server(http.server.ThreadingHTTPServer):
+    request_queue_size = 512
+    daemon_threads = True
+plain = Server(("127.0.0.1", 0), Handler)
+tls = Server(("127.0.0.1", 0), Handler)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+tls.socket = ctx.wrap_socket(tls.socket, server_side=True)
+for s in (plain, tls):
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+import socket
+silent = socket.socket()
+silent.bind(("127.0.0.1", 0))
+silent.listen(16)
+held = []
+def hold():
+    while True:
+        held.append(silent.accept()[0])
+threading.Thread(target=hold, daemon=True).start()
+class Server6(Server):
+    address_family = socket.AF_INET6
+six = Server6(("::1", 0), Handler)
+threading.Thread(target=six.serve_forever, daemon=True).start()
+print(plain.server_address[1], tls.server_address[1], silent.getsockname()[1], six.server_address[1], flush=True)
+threading.Event().wait(600)
+PY
+python3 "$T/servers.py" "$T/srv.pem" "$T/srv.key" >"$T/ports" 2>"$T/servers.err" &
+SRV=$!
+trap 'kill $SRV 2>/dev/null; _cleanup' EXIT
+for _ in $(seq 100); do [ -s "$T/ports" ] && break; sleep 0.05; done
+read -r HTTP TLS SILENT SIX <"$T/ports"
+
+# Every name the tests use points at the host's loopback.
+printf '127.0.0.1 web.test tls.test rebind.test a.example.test a.b.example.test example.test example.test.evil\n' >"$T/hosts"
+chmod 0644 "$T/hosts"
+LOG=$WS/net.log
+# The usual allow-list: names by name, their address by an explicit rule.
+P=(--net proxy --net-hosts "$T/hosts" --net-log "$LOG")
+WEB=(--allow-host "web.test:$HTTP" --allow-host "127.0.0.1:$HTTP")
+
+# raw REQUEST: send REQUEST bytes to the relay from inside, print the reply.
+raw='import socket, sys
+s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+s.sendall(sys.argv[1].encode("latin-1").decode("unicode_escape").encode("latin-1"))
+out = b""
+while True:
+    b = s.recv(65536)
+    if not b: break
+    out += b
+print(out.decode("latin-1").replace("\r\n", " | ").replace("\n", " | "))'
+
+# ------------------------------------------------------------- allowed
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c 'ls /sys/class/net | tr "\n" " "'
+is "$out" "lo " sandbox_has_only_lo
+
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c 'echo "$http_proxy $HTTPS_PROXY $ALL_PROXY $NO_PROXY"'
+is "$out" "http://127.0.0.1:3128 http://127.0.0.1:3128 socks5h://127.0.0.1:3128 localhost,127.0.0.1,::1" \
+	proxy_variables_point_at_the_relay
+
+kj exec "${P[@]}" "${WEB[@]}" -- curl -sS "http://web.test:$HTTP/"
+is "$out" "hello from web.test:$HTTP" http_to_allowed_host_works
+
+kj exec "${P[@]}" --allow-host "tls.test:$TLS" --allow-host "127.0.0.1:$TLS" -- \
+	curl -sS --cacert ca.pem "https://tls.test:$TLS/"
+is "$out" "hello from tls.test:$TLS" https_connect_to_allowed_host_works_with_test_ca
+
+kj exec "${P[@]}" "${WEB[@]}" -- curl -sS --socks5-hostname 127.0.0.1:3128 "http://web.test:$HTTP/"
+is "$out" "hello from web.test:$HTTP" socks5_hostname_to_allowed_host_works
+
+# SOCKS5 with address types IPv4 and IPv6: addresses allowed as such.
+kj exec "${P[@]}" --allow-host "127.0.0.1:$HTTP" --allow-host "[::1]:$SIX" -- sh -c "
+	curl -sS --noproxy '' -x socks5://127.0.0.1:3128 http://127.0.0.1:$HTTP/
+	curl -sS --noproxy '' -x socks5://127.0.0.1:3128 'http://[::1]:$SIX/'"
+is "$(echo $out)" "hello from 127.0.0.1:$HTTP hello from [::1]:$SIX" socks5_ipv4_and_ipv6_addresses_allowed_as_such
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -sS --noproxy '' -x socks5://127.0.0.1:3128 http://127.0.0.1:$SIX/ 2>&1"
+like "$out" "SOCKS5 connection to 127.0.0.1. \(2\)" socks5_address_not_allowed_as_such_refused
+
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "head -c 300000 /dev/zero | curl -sS --data-binary @- http://web.test:$HTTP/upload"
+is "$out" "got 300000 bytes" http_request_body_forwarded
+
+# ------------------------------------------------------------- refused
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" 'CONNECT evil.test:443 HTTP/1.1\r\nHost: evil.test:443\r\n\r\n'
+like "$out" "^HTTP/1.1 403" unlisted_host_gets_403
+like "$out" "evil.test:443 is not on the allow-list.*--allow-host evil.test:443" refusal_body_names_host_and_rule
+
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:$HTTP/ 2>&1; echo rc=\$?"
+like "$out" "rc=7" direct_connection_ignoring_proxy_is_refused_inside
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c 'import socket
+try:
+    socket.create_connection(("192.0.2.1", 80), timeout=3); print("connected")
+except OSError as e: print("unreachable", e.errno)'
+# 13 (EACCES): Landlock ABI 4+ allows TCP only to the relay (landlock.t);
+# 101 (ENETUNREACH): without it, the namespace has no route out.
+like "$out" "^unreachable (101|13)$" direct_connection_to_remote_finds_no_route
+
+kj exec "${P[@]}" --allow-host "rebind.test:$HTTP" -- curl -sS -o /dev/null -w '%{http_code}' "http://rebind.test:$HTTP/"
+is "$out" 403 allowed_name_resolving_to_loopback_refused
+like "$(tail -1 "$LOG")" "rebind.test resolves to 127.0.0.1, a loopback address" rebinding_refusal_names_the_address
+
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "GET http://127.0.0.2:$HTTP/ HTTP/1.1\r\nHost: 127.0.0.2:$HTTP\r\n\r\n"
+like "$out" "^HTTP/1.1 403.*IP address; addresses are refused unless allowed as such" ip_literal_refused
+kj exec "${P[@]}" "${WEB[@]}" -- curl -sS --noproxy '' -x http://127.0.0.1:3128 "http://127.0.0.1:$HTTP/"
+is "$out" "hello from 127.0.0.1:$HTTP" ip_literal_allowed_as_such
+
+kj exec "${P[@]}" --allow-host "*.example.test:$HTTP" --allow-host "127.0.0.1:$HTTP" \
+	--deny-host a.example.test -- curl -sS -w ' %{http_code}' "http://a.example.test:$HTTP/"
+like "$(echo $out)" "refused by --deny-host a.example.test 403$" deny_beats_allow
+
+kj exec "${P[@]}" --allow-host "*.example.test:$HTTP" --allow-host "127.0.0.1:$HTTP" -- sh -c "
+	for h in a.example.test a.b.example.test example.test example.test.evil; do
+		printf '%s=%s ' \$h \$(curl -sS -o /dev/null -w '%{http_code}' http://\$h:$HTTP/)
+	done"
+is "$out" "a.example.test=200 a.b.example.test=200 example.test=403 example.test.evil=403 " \
+	wildcard_matches_subdomains_only
+
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "CONNECT web.test%2e:$HTTP HTTP/1.1\r\n\r\n"
+like "$out" "^HTTP/1.1 403.*percent-encoded host name" percent_encoded_host_refused
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "GET http://web.test:$HTTP/ HTTP/1.1\r\nHost: evil.test\r\n\r\n"
+like "$out" "^HTTP/1.1 400.*Host header names another host" host_header_must_match_url
+
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -sS --socks5-hostname 127.0.0.1:3128 http://evil.test/ 2>&1"
+# SOCKS5 reply 2: "connection not allowed by ruleset".
+like "$out" "SOCKS5 connection to evil.test. \(2\)" socks5_unlisted_host_refused
+
+# ------------------------------------------------------------- log, summary
+rm -f "$LOG"
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -sS http://web.test:$HTTP/ >/dev/null; curl -s http://evil.test/ >/dev/null"
+like "$(grep decision=allow "$LOG")" "proto=http host=web.test port=$HTTP decision=allow rule=\"--allow-host web.test:$HTTP\" addr=127.0.0.1 up=[1-9][0-9]* down=[1-9]" \
+	log_line_for_allowed_connection
+like "$(grep decision=refuse "$LOG")" "host=evil.test port=80 decision=refuse .*up=0 down=0" log_line_for_refused_connection
+like "$err" "kjail: net: 1 connection refused: evil.test:80 \(see $LOG\)" summary_counts_refusals
+kj exec --net proxy -- curl -s http://evil.test/
+like "$err" "add --net-log FILE" summary_without_log_says_how_to_get_one
+
+# ------------------------------------------------------------- lifetime
+# descendants PID: every process below PID.
+descendants() {
+	local p c
+	for p in "$@"; do
+		for c in $(pgrep -P "$p"); do
+			echo "$c"
+			descendants "$c"
+		done
+	done
+}
+comm_of() { cat "/proc/$1/comm" 2>/dev/null; }
+
+as_caller "$KJAIL" exec $KJ_EXEC_ARGS "${P[@]}" "${WEB[@]}" -- sleep 2 >/dev/null 2>&1 &
+bg=$!
+sleep 1
+pids=$(descendants $bg)
+proxy="" relay=""
+for p in $pids; do
+	case $(comm_of "$p") in
+	kjail-proxy) proxy=$p ;;
+	kjail-relay) relay=$p ;;
+	esac
+done
+ok proxy_and_relay_run_during_the_sandbox test -n "$proxy" -a -n "$relay"
+# The proxy holds no path-named socket: nothing on the host to find or reach.
+inodes=$(ls -l "/proc/$proxy/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]/\1/p')
+named=""
+for i in $inodes; do
+	awk -v i="$i" '$7 == i && NF >= 8 {print $8}' /proc/net/unix | grep -q . && named="$named $i"
+done
+is "$named" "" proxy_holds_no_path_named_socket
+wait $bg
+left=""
+for p in $pids; do kill -0 "$p" 2>/dev/null && left="$left $p($(comm_of "$p"))"; done
+is "$left" "" proxy_and_relay_gone_after_sandbox_ends
+
+as_caller "$KJAIL" exec $KJ_EXEC_ARGS "${P[@]}" "${WEB[@]}" -- sleep 30 >/dev/null 2>&1 &
+bg=$!
+sleep 1
+pids=$(descendants $bg)
+for p in $pids; do [ "$(comm_of "$p")" = kjail-proxy ] && kill -9 "$(awk '{print $4}' "/proc/$p/stat")"; done
+sleep 1
+left=""
+for p in $pids; do kill -0 "$p" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] &&
+	left="$left $p($(comm_of "$p"))"; done
+is "$left" "" proxy_and_sandbox_gone_after_kjail_is_killed
+wait $bg 2>/dev/null
+
+# A connection still open when COMMAND ends, to a server that never
+# answers: the proxy ends it and logs it at once, not at the idle timeout.
+rm -f "$LOG"
+start=$(date +%s)
+kj exec "${P[@]}" --allow-host "web.test:$SILENT" --allow-host "127.0.0.1:$SILENT" -- python3 -c "import socket
+s = socket.create_connection(('127.0.0.1', 3128), timeout=10)
+s.sendall(b'CONNECT web.test:$SILENT HTTP/1.1\r\n\r\n'); print(s.recv(100).split()[1].decode())"
+is "$out $(($(date +%s) - start < 5))" "200 1" open_connection_closed_when_sandbox_ends
+like "$(cat "$LOG")" "proto=connect host=web.test port=$SILENT decision=allow" open_connection_logged_when_sandbox_ends
+unlike "$err" "abnormally" proxy_exits_cleanly
+
+# A setup failure inside the new namespaces (a mount point on the
+# read-only root): exit 125 at once, no proxy left behind.
+start=$(date +%s)
+kj exec "${P[@]}" "${WEB[@]}" --workspace "$WS:/kjail-no-such-dir" -- true
+is "$rc $(($(date +%s) - start < 2))" "125 1" setup_failure_ends_the_proxy_at_once
+
+# ------------------------------------------------------------- load, idle
+urls=""
+for i in $(seq 200); do urls="$urls -o /dev/null http://web.test:$HTTP/$i"; done
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -sS -Z --parallel-max 200 -w '%{http_code}\n' $urls | sort | uniq -c"
+like "$out" "^ *200 200$" parallel_200_connections_all_complete
+
+kj exec "${P[@]}" "${WEB[@]}" --net-idle-timeout 1s -- python3 -c "import socket, time
+s = socket.create_connection(('127.0.0.1', 3128), timeout=10)
+s.sendall(b'CONNECT web.test:$HTTP HTTP/1.1\r\n\r\n')
+s.recv(100); t = time.time(); s.recv(100)
+print('closed after %.0fs' % (time.time() - t))"
+is "$out" "closed after 1s" idle_connection_times_out
+
+# ------------------------------------------------------------- bad input
+kj exec --net bogus -- true
+expect_rc unknown_net_mode_exit_125 125
+like "$err" "^kjail: option: --net.*bogus" unknown_net_mode_message
+kj exec --net proxy --allow-host 'a.*.test' -- true
+expect_rc malformed_pattern_exit_125 125
+like "$err" "^kjail: option: --allow-host 'a.\*.test': '\*' is allowed only as the whole first label" malformed_pattern_message
+kj exec --net proxy --allow-host 'web.test:99999' -- true
+like "$rc $err" "^125 kjail: option: --allow-host 'web.test:99999': port must be 1-65535" bad_port_refused
+kj exec --net proxy --deny-host '10.0.0.1/8' -- true
+like "$rc $err" "^125 kjail: option: --deny-host '10.0.0.1/8': address has bits set below the prefix" bad_cidr_refused
+kj exec --allow-host web.test -- true
+expect_rc allow_host_without_proxy_exit_125 125
+like "$err" "^kjail: option: --allow-host applies only to --net proxy .*\(add --net proxy\)" allow_host_without_proxy_message
+kj exec --net host --net-log "$LOG" -- true
+like "$rc $err" "^125 kjail: option: --net-log applies only to --net proxy" net_log_without_proxy_refused
+ln -s /etc/hostname "$WS/link.log"
+kj exec --net proxy --net-log "$WS/link.log" -- true
+like "$rc $err" "^125 kjail: net: --net-log .*link.log is not a regular file" net_log_symlink_refused
+chmod 0666 "$T/hosts"
+kj exec --net proxy --net-hosts "$T/hosts" -- true
+like "$rc $err" "^125 kjail: net: --net-hosts .* is writable by everyone" world_writable_hosts_file_refused
+chmod 0644 "$T/hosts"
+printf 'not-an-ip web.test\n' >"$T/badhosts"
+kj exec --net proxy --net-hosts "$T/badhosts" -- true
+like "$rc $err" "^125 kjail: net: --net-hosts .*badhosts:1: 'not-an-ip' is not an IP address" malformed_hosts_file_refused
+
+done_testing

@@ -1,0 +1,149 @@
+#!/bin/bash
+# --seccomp default|strict|FILE: the argument checks of the default policy
+# (socket families, netlink protocols, prctl, ioctl), the strict
+# allow-list running real workloads, and policy files of the caller's.
+. "$(dirname "$0")/../lib.sh"
+
+# --- default policy: argument checks, proven by a probe -----------------
+kj exec -- "$PROBES/hardening" default
+expect_rc default_policy_argument_checks_hold 0
+is "$(printf '%s\n' "$out" | grep '^not ok' || true)" "" default_probe_reports_no_failed_check
+ok "default_probe_ran_its_checks ($(printf '%s\n' "$out" | grep -c '^ok'))" \
+	test "$(printf '%s\n' "$out" | grep -c '^ok')" -ge 50
+# Without kjail, the denials must not happen on their own (as root, where
+# the kernel's capability checks pass) or the probe proves nothing.
+if [ "$KJ_AS" = root ]; then
+	same=$("$PROBES/hardening" none | grep '^same' | grep -v 'AF_\|NETLINK' || true)
+	is "$same" "" probe_denials_do_not_happen_without_the_filter
+fi
+kj exec -- sh -c 'ip -o addr show lo 2>&1 | head -1'
+like "$out" "^1: lo +inet 127.0.0.1" netlink_route_still_works_ip_addr
+
+# --- strict: an allow-list that still runs real work --------------------
+kj exec --seccomp strict -- grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status
+is "$(echo $out | tr -s '\t ' ' ')" "NoNewPrivs: 1 Seccomp: 2" strict_filter_loaded
+kj exec --seccomp strict -- "$PROBES/hardening" strict
+expect_rc strict_policy_checks_hold 0
+is "$(printf '%s\n' "$out" | grep '^not ok' || true)" "" strict_probe_reports_no_failed_check
+kj exec --seccomp strict -- "$PROBES/syscalls"
+is "$(printf '%s\n' "$out" | grep '^not ok' | grep -v ' got EPERM$' || true)" "" strict_denies_everything_default_denies
+
+kj exec --seccomp strict -- sh -c 'for i in 1 2 3; do echo $i; done | sort -r | tr "\n" " "; ls / >/dev/null && cat /etc/hostname >/dev/null && echo shell-ok'
+is "$out" "3 2 1 shell-ok" strict_runs_a_shell_pipeline
+
+cat > "$WS/hello.c" <<'EOF'
+#include <stdio.h>
+int main(void) { puts("hello from gcc"); return 0; }
+EOF
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/hello.c"
+kj exec --seccomp strict -- sh -c 'gcc -O2 -o hello hello.c && ./hello'
+is "$out" "hello from gcc" strict_gcc_compiles_and_runs
+
+kj exec --seccomp strict -- python3 -c '
+import threading, subprocess, multiprocessing, tempfile, socket, sqlite3, hashlib
+r = []
+t = [threading.Thread(target=lambda: r.append(sum(range(10000)))) for _ in range(4)]
+[x.start() for x in t]; [x.join() for x in t]
+sub = subprocess.run(["echo", "sub"], capture_output=True, text=True).stdout.strip()
+with multiprocessing.Pool(2) as p: m = p.map(abs, [-1, -2])
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+c = socket.create_connection(s.getsockname()); a, _ = s.accept(); c.sendall(b"x")
+with tempfile.NamedTemporaryFile() as f: f.write(b"x")
+sqlite3.connect(":memory:").execute("select 1")
+print(len(r), sub, m, a.recv(1).decode(), hashlib.sha256(b"").hexdigest()[:8])'
+is "$out" "4 sub [1, 2] x e3b0c442" strict_python_threads_subprocess_multiprocessing
+
+if command -v node >/dev/null; then
+	kj exec --seccomp strict -- node -e '
+const cp = require("child_process"), http = require("http"), { Worker } = require("worker_threads");
+const sub = cp.execSync("echo nodesub").toString().trim();
+new Worker("require(\"worker_threads\").parentPort.postMessage(6*7)", { eval: true }).on("message", (w) => {
+  const srv = http.createServer((q, r) => r.end("ok")).listen(0, "127.0.0.1", () => {
+    http.get("http://127.0.0.1:" + srv.address().port, (r) => r.on("data", (d) => {
+      console.log(sub, w, d.toString()); srv.close();
+    }));
+  });
+});'
+	is "$out" "nodesub 42 ok" strict_node_worker_child_process_http
+else
+	skip strict_node_worker_child_process_http "node is not installed"
+fi
+
+kj exec --seccomp strict -- sh -c 'git init -q repo && cd repo && git config user.email t@example.com && git config user.name t &&
+	echo x > f && git add f && git commit -qm first && git log --oneline | wc -l && git status --short | wc -l'
+is "$(echo $out)" "1 0" strict_git_init_add_commit_log
+
+# --- policy files -------------------------------------------------------
+P=$T/policies
+mkdir -p "$P"
+cat > "$P/no-uname.policy" <<'EOF'
+# a caller's policy: the default's spirit, plus no uname
+@default allow
+uname     errno:EPERM   # test: observable from a shell
+mount     errno:EPERM   # keep the obvious one
+EOF
+cat > "$P/broken.policy" <<'EOF'
+@default allow
+# line 3 names a syscall that does not exist
+nosuchcall errno:EPERM
+EOF
+cat > "$P/unsafe-int.policy" <<'EOF'
+@default allow
+socket errno:EPERM arg0==AF_PACKET   # 64-bit compare of an int
+EOF
+chmod 0644 "$P"/*.policy
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$P"/*.policy
+
+kj exec --seccomp "$P/no-uname.policy" -- sh -c 'uname 2>&1; echo rc=$?'
+like "$out" "Operation not permitted" policy_file_rule_applies
+like "$out" "rc=1" policy_file_rule_fails_the_command
+kj exec --seccomp "$P/no-uname.policy" -- grep Seccomp: /proc/self/status
+like "$out" "2$" policy_file_loaded_as_filter
+
+kj exec --seccomp "$P/broken.policy" -- true
+is "$rc" 125 broken_policy_exit_125
+is "$err" "kjail: seccomp: $P/broken.policy:3: unknown syscall 'nosuchcall' (check the spelling; see syscalls(2))" broken_policy_names_file_and_line
+kj exec --seccomp "$P/unsafe-int.policy" -- true
+is "$rc" 125 int_compared_on_64_bits_refused
+like "$err" "unsafe-int.policy:2: socket arg0 is a 32-bit int compared on 64 bits" int_compare_message_names_line
+
+cp "$P/no-uname.policy" "$WS/in-ws.policy"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/in-ws.policy"
+kj exec --seccomp "$WS/in-ws.policy" -- true
+is "$rc" 125 policy_in_workspace_refused
+like "$err" "^kjail: seccomp: --seccomp $WS/in-ws.policy is inside the workspace" policy_in_workspace_message
+kj exec --seccomp ./in-ws.policy -- true
+is "$rc" 125 policy_in_workspace_refused_by_relative_path
+
+grant=$T/grant
+mkdir -p "$grant"
+cp "$P/no-uname.policy" "$grant/g.policy"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$grant"
+kj exec --rw "$grant" --seccomp "$grant/g.policy" -- true
+is "$rc" 125 policy_in_write_grant_refused
+like "$err" "is inside the write grant $grant" policy_in_write_grant_message
+ln -s "$WS/in-ws.policy" "$P/link.policy"
+kj exec --seccomp "$P/link.policy" -- true
+like "$rc:$err" "^125:.*inside the workspace" policy_symlink_into_workspace_refused
+
+cp "$P/no-uname.policy" "$P/shared.policy"
+chmod 0666 "$P/shared.policy"
+kj exec --seccomp "$P/shared.policy" -- true
+is "$rc" 125 policy_writable_by_others_refused
+like "$err" "writable by others \(mode 0666\) \(chmod go-w it\)" policy_writable_message
+cp "$P/no-uname.policy" "$P/foreign.policy"
+chown 12345 "$P/foreign.policy"
+kj exec --seccomp "$P/foreign.policy" -- true
+like "$rc:$err" "^125:.*belongs to uid 12345" policy_owned_by_another_user_refused
+
+kj exec --seccomp maybe -- true
+is "$rc" 125 seccomp_bare_word_refused
+like "$err" "'maybe' is neither default, strict nor a path" seccomp_bare_word_message
+kj exec --seccomp "$P/missing.policy" -- true
+like "$rc:$err" "^125:kjail: seccomp: --seccomp $P/missing.policy: No such file or directory" missing_policy_file
+kj exec --isolation none --net host --seccomp strict -- true
+like "$rc:$err" "^125:kjail: option: --seccomp strict\|FILE needs the sandbox's namespaces" strict_refused_without_isolation
+kj exec --seccomp STRICT -- true
+is "$rc" 0 seccomp_value_case_insensitive
+
+done_testing

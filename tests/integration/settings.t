@@ -1,0 +1,265 @@
+#!/bin/bash
+# Settings and precedence: flag > KJAIL_PROFILE > user settings > system
+# settings > built-in default; every value from every source through the
+# same validator; files others could write are refused; nothing in the
+# workspace is ever read as configuration.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+. "$here/../config-lib.sh"
+
+# ------------------------------------------------------- precedence matrix
+#
+# Four sources, each present or not: system settings (profile psys),
+# user settings (profile puser), KJAIL_PROFILE=penv, flags (--profile
+# pflag). Each settings file and the flags also set WHO; each profile sets
+# PROF and WHO. The effective profile is the highest one named; a profile's
+# lines sit just below the lines of the source that chose it.
+sys_profile psys 'setenv PROF=psys' 'setenv WHO=profile-psys'
+sys_profile penv 'setenv PROF=penv' 'setenv WHO=profile-penv'
+user_profile puser 'setenv PROF=puser' 'setenv WHO=profile-puser'
+user_profile pflag 'setenv PROF=pflag' 'setenv WHO=profile-pflag'
+
+expected() { # S U E F -> PROF/WHO
+	local S=$1 U=$2 E=$3 F=$4 chosen=none who='' prof=''
+	[ "$S" = 1 ] && chosen=S
+	[ "$U" = 1 ] && chosen=U
+	[ "$E" = 1 ] && chosen=E
+	[ "$F" = 1 ] && chosen=F
+	[ $chosen = S ] && who=profile-psys prof=psys
+	[ "$S" = 1 ] && who=system
+	[ $chosen = U ] && who=profile-puser prof=puser
+	[ "$U" = 1 ] && who=user
+	[ $chosen = E ] && who=profile-penv prof=penv
+	[ $chosen = F ] && who=profile-pflag prof=pflag
+	[ "$F" = 1 ] && who=flag
+	echo "$prof/$who"
+}
+
+bad_rows=''
+for m in $(seq 0 15); do
+	S=$((m & 1)) U=$(((m >> 1) & 1)) E=$(((m >> 2) & 1)) F=$(((m >> 3) & 1))
+	rm -f "$ETC_UP/kjail/settings" "$USER_DIR/settings"
+	[ $S = 1 ] && sys_settings 'profile psys' 'setenv WHO=system'
+	[ $U = 1 ] && user_settings 'profile puser' 'setenv WHO=user'
+	flags=()
+	[ $F = 1 ] && flags=(--setenv WHO=flag --profile pflag)
+	if [ $E = 1 ]; then
+		# shellcheck disable=SC2086
+		KJAIL_PROFILE=penv kje exec $NOLIM "${flags[@]}" -- sh -c 'echo "$PROF/$WHO"'
+	else
+		# shellcheck disable=SC2086
+		kje exec $NOLIM "${flags[@]}" -- sh -c 'echo "$PROF/$WHO"'
+	fi
+	want=$(expected $S $U $E $F)
+	[ "$rc:$out" = "0:$want" ] || bad_rows="$bad_rows
+S=$S U=$U E=$E F=$F: got $rc:$out, expected 0:$want ${err:+($err)}"
+done
+is "$bad_rows" "" precedence_matrix_all_16_combinations
+
+# A scalar, not only repeatable --setenv: the higher source's value holds.
+sys_settings 'tmp-size 2M'
+user_settings 'tmp-size 3M'
+# shellcheck disable=SC2086
+kje exec $NOLIM -- sh -c 'df -k /tmp | tail -1 | awk "{print \$2}"'
+is "$out" 3072 user_settings_override_system_settings_scalar
+# shellcheck disable=SC2086
+kje exec $NOLIM --tmp-size 4M -- sh -c 'df -k /tmp | tail -1 | awk "{print \$2}"'
+is "$out" 4096 flag_overrides_settings_scalar
+rm -f "$USER_DIR/settings"
+# shellcheck disable=SC2086
+kje exec $NOLIM -- sh -c 'df -k /tmp | tail -1 | awk "{print \$2}"'
+is "$out" 2048 system_settings_apply_without_user_settings
+
+# Flags win over the profile whatever their order on the command line.
+sys_profile slow 'timeout 30s' 'setenv WHO=profile'
+# shellcheck disable=SC2086
+kje exec $NOLIM --setenv WHO=flag --profile slow -- sh -c 'echo $WHO'
+is "$out" flag flag_before_profile_still_wins
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile slow --setenv WHO=flag -- sh -c 'echo $WHO'
+is "$out" flag flag_after_profile_wins
+reset_config
+
+# The README's example: the system settings choose agent and best-effort
+# limits, the user's settings a shorter timeout than agent's 120s.
+sys_settings 'profile agent' 'limits best-effort' 'quiet'
+user_settings 'timeout 1s'
+kje exec -- sleep 5
+is "$rc" 124 readme_example_user_timeout_beats_profile_chosen_by_system
+if [ -n "$NOLIM" ]; then
+	# strict, chosen by KJAIL_PROFILE above both files, says limits required.
+	KJAIL_PROFILE=strict kje exec -- true
+	like "$rc:$err" "^125:kjail: cgroup: cannot enforce --memory 256M" readme_example_env_profile_beats_system_limits
+else
+	skip readme_example_env_profile_beats_system_limits "limits are enforceable here"
+fi
+reset_config
+
+# -------------------------------- an invalid value is refused from every source
+
+# The same wording everywhere; only the named source differs.
+kje exec --net bogus -- true
+like "$rc:$err" "^125:kjail: option: --net: invalid value 'bogus' \(valid values: none, host" invalid_value_from_flag
+want_tail=${err#kjail: option: }
+sys_settings '# system' 'net bogus'
+kje exec -- true
+is "$rc:$err" "125:kjail: option: /etc/kjail/settings:2: $want_tail" invalid_value_from_system_settings
+reset_config
+user_settings 'quiet' '' 'net bogus'
+kje exec -- true
+is "$rc:$err" "125:kjail: option: ~/.config/kjail/settings:3: $want_tail" invalid_value_from_user_settings
+reset_config
+sys_profile badnet 'net bogus'
+KJAIL_PROFILE=badnet kje exec -- true
+is "$rc:$err" "125:kjail: option: /etc/kjail/profiles/badnet.profile:1: $want_tail" invalid_value_from_profile_chosen_by_env
+user_profile inc 'quiet' 'net bogus'
+user_profile outer 'include inc'
+kje exec --profile outer -- true
+is "$rc:$err" "125:kjail: option: ~/.config/kjail/profiles/inc.profile:2: $want_tail" invalid_value_from_included_profile
+reset_config
+
+want_tail="--profile: invalid profile name 'no/such'"
+kje exec --profile 'no such' -- true
+is "$rc" 125 invalid_profile_name_from_flag_refused
+like "$err" "^kjail: option: --profile: invalid profile name 'no such' \(" invalid_profile_name_from_flag_message
+KJAIL_PROFILE='no such' kje exec -- true
+like "$rc:$err" "^125:kjail: option: KJAIL_PROFILE: --profile: invalid profile name 'no such' \(" invalid_profile_name_from_env_same_wording
+KJAIL_PROFILE=nosuch kje exec -- true
+like "$rc:$err" "^125:kjail: option: KJAIL_PROFILE: --profile: no profile 'nosuch' \(built-in profiles: agent, ci, default, host, strict" unknown_profile_from_env_lists_valid_ones
+user_settings 'profile nosuch'
+KJAIL_PROFILE=agent kje exec -- true
+like "$rc:$err" "^125:kjail: option: ~/.config/kjail/settings:1: --profile: no profile 'nosuch'" unknown_profile_refused_even_where_overridden
+reset_config
+KJAIL_PROFILE= kje exec -- true
+like "$rc:$err" "^125:kjail: option: KJAIL_PROFILE: --profile: empty value" empty_kjail_profile_refused_not_ignored
+
+sys_settings 'memory lots'
+kje exec -- true
+like "$rc:$err" "^125:kjail: option: /etc/kjail/settings:1: --memory: invalid size 'lots'" invalid_size_in_settings_refused
+sys_settings 'timeout soon'
+kje exec -- true
+like "$rc:$err" "^125:kjail: option: /etc/kjail/settings:1: --timeout: invalid duration 'soon'" invalid_duration_in_settings_refused
+sys_settings 'no-such-option 1'
+kje exec -- true
+like "$rc:$err" "^125:kjail: option: /etc/kjail/settings:1: unknown option --no-such-option" unknown_option_in_settings_refused
+sys_settings 'tty yes'
+kje exec -- true
+like "$rc:$err" "^125:kjail: option: /etc/kjail/settings:1: --tty takes no value" flag_with_value_in_settings_refused
+sys_settings 'timeout'
+kje exec -- true
+like "$rc:$err" "^125:kjail: option: /etc/kjail/settings:1: --timeout needs a value" option_without_value_in_settings_refused
+sys_settings '--net none'
+kje exec -- true
+like "$rc:$err" "^125:kjail: settings: /etc/kjail/settings:1: '--net' is not an option line \(write an option without its dashes" dashes_in_settings_refused
+sys_settings 'net=none'
+kje exec -- true
+like "$rc:$err" "^125:kjail: settings: /etc/kjail/settings:1: 'net=none' is not an option line" name_equals_value_in_settings_refused
+sys_settings 'include agent'
+kje exec -- true
+like "$rc:$err" "^125:kjail: settings: /etc/kjail/settings:1: include is for profiles" include_in_settings_refused
+reset_config
+
+# ----------------------------------------------------------- case-insensitive
+
+sys_settings 'limits Best-Effort' 'net NONE' 'quiet'
+kje exec --memory 64M -- sh -c 'cat /sys/class/net/*/operstate 2>/dev/null | wc -l'
+is "$rc:$out" "0:1" enum_values_case_insensitive_in_settings
+reset_config
+# shellcheck disable=SC2086
+# (the captured output loses its final newline: 199999)
+KJAIL_PROFILE=AGENT kje exec $NOLIM -- sh -c 'yes | head -c 300000'
+is "$rc:${#out}:$err" "0:199999:kjail: stdout truncated after 200000 bytes (100000 bytes dropped)" profile_name_case_insensitive_from_env
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile Host --quiet -- sh -c 'echo ran'
+is "$rc:$out" "0:ran" profile_name_case_insensitive_from_flag
+
+# ------------------------------------------------------------ insecure files
+
+marker=$WS/ran
+refused_file() { # name regex
+	rm -f "$marker"
+	kje exec --limits best-effort --quiet -- touch "$marker"
+	if [ "$rc" = 125 ] && [ ! -e "$marker" ] && printf '%s' "$err" | grep -Eq -- "$2"; then
+		_report 0 "$1"
+	else
+		_report 1 "$1" "rc=$rc err=$err ran=$([ -e "$marker" ] && echo yes || echo no)"
+	fi
+}
+
+user_settings 'quiet'
+chmod 0664 "$USER_DIR/settings"
+refused_file group_writable_user_settings_refused \
+	"^kjail: settings: ~/.config/kjail/settings is writable by group or others \(mode 0664\) \(chmod go-w ~/.config/kjail/settings\)$"
+chmod 0646 "$USER_DIR/settings"
+refused_file world_writable_user_settings_refused "writable by group or others \(mode 0646\)"
+chmod 0644 "$USER_DIR/settings"
+chown 12345 "$USER_DIR/settings"
+refused_file user_settings_of_another_user_refused \
+	"^kjail: settings: ~/.config/kjail/settings is owned by uid 12345, neither root nor you"
+chown root "$USER_DIR/settings"
+kje exec --limits best-effort --quiet -- true
+is "$rc:$err" "0:" user_settings_owned_by_root_accepted
+chown "$KJ_OWNER" "$USER_DIR/settings"
+chmod 0777 "$USER_DIR"
+refused_file user_settings_in_world_writable_directory_refused \
+	"^kjail: settings: the directory ~/.config/kjail is writable by group or others"
+chmod 0755 "$USER_DIR"
+rm -f "$USER_DIR/settings"
+mkfifo "$USER_DIR/settings"
+chown "$KJ_OWNER" "$USER_DIR/settings"
+refused_file fifo_as_settings_refused_without_hanging "is not a regular file"
+rm -f "$USER_DIR/settings"
+reset_config
+
+sys_settings 'quiet'
+chown 12345 "$ETC_UP/kjail/settings"
+refused_file system_settings_not_owned_by_root_refused \
+	"^kjail: settings: /etc/kjail/settings is owned by uid 12345, not root"
+chown root "$ETC_UP/kjail/settings"
+chmod 0664 "$ETC_UP/kjail/settings"
+refused_file group_writable_system_settings_refused "^kjail: settings: /etc/kjail/settings is writable by group or others"
+reset_config
+
+sys_profile loose 'quiet'
+chmod 0666 "$ETC_UP/kjail/profiles/loose.profile"
+kje exec --profile loose -- true
+like "$rc:$err" "^125:kjail: profile: /etc/kjail/profiles/loose.profile is writable by group or others" insecure_profile_refused
+reset_config
+
+# ------------------------------------- nothing in the workspace is configuration
+
+# A settings file or a profile placed in the workspace (where a sandbox
+# can write) is never looked for there...
+mkdir -p "$WS/.config/kjail/profiles" "$WS/.kjail" "$WS/profiles"
+for f in "$WS/settings" "$WS/.kjail/settings" "$WS/.config/kjail/settings" "$WS/kjail.settings"; do
+	echo 'setenv WHO=workspace' >"$f"
+done
+for f in "$WS/wsprof.profile" "$WS/profiles/wsprof.profile" "$WS/.config/kjail/profiles/wsprof.profile"; do
+	echo 'setenv WHO=workspace' >"$f"
+done
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$WS"
+# shellcheck disable=SC2086
+kje exec $NOLIM -- sh -c 'echo "who=$WHO"'
+is "$rc:$out" "0:who=" settings_in_workspace_ignored
+kje exec --profile wsprof -- true
+like "$rc:$err" "^125:kjail: option: --profile: no profile 'wsprof'" profile_name_never_searched_in_workspace
+# ... and refused when named explicitly, or reached through a link.
+kje exec --profile "$WS/wsprof.profile" -- true
+like "$rc:$err" "^125:kjail: settings: $WS/wsprof.profile is inside the workspace $WS, which the sandbox can write" profile_path_in_workspace_refused
+ln -s "$WS/settings" "$USER_DIR/settings"
+kje exec --limits best-effort -- true
+like "$rc:$err" "^125:kjail: settings: $WS/settings is inside the workspace" settings_symlink_into_workspace_refused
+rm -f "$USER_DIR/settings"
+mkdir -p "$T/grant"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/grant"
+put "$T/grant/p.profile" "$KJ_OWNER" 0644 'quiet'
+kje exec --limits best-effort --rw "$T/grant" --profile "$T/grant/p.profile" -- true
+like "$rc:$err" "^125:kjail: settings: $T/grant/p.profile is inside --rw $T/grant, which the sandbox can write" profile_in_write_grant_refused
+# kjail's own configuration is masked inside every sandbox.
+user_settings 'quiet'
+# shellcheck disable=SC2086
+kje exec $NOLIM -- sh -c "cat $USER_DIR/settings 2>&1; ls -A $USER_DIR 2>&1; echo end"
+unlike "$out" "quiet|settings$" user_config_dir_masked_inside
+reset_config
+
+done_testing
