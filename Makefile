@@ -41,6 +41,9 @@ SRCS      := $(wildcard runtime/*.c mounts/*.c net/*.c)
 OBJS      := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin.o $(BUILD)/gen/seccomp_default.o \
              $(BUILD)/gen/seccomp_strict.o
 POLICIES  := $(wildcard profiles/*.policy profiles/*.profile)
+ifeq ($(SANITIZE),1)
+OBJS      += $(BUILD)/tests/fuzz/asan_defaults.o
+endif
 
 # Packages each entry point needs (Debian/Ubuntu names).
 BUILD_DEPS := build-essential pkg-config libcap-dev libseccomp-dev \

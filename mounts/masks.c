@@ -2,10 +2,12 @@
  * file. Applied last, after every bind, so no bind can re-expose them. */
 #include "mounts/masks.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,9 +75,51 @@ static int mask_home(int rootfd, const char *home, struct kj_err *err)
 	return rc;
 }
 
+/* The host's own secrets. The sandbox of a root caller runs as uid 0, and
+ * the owner of a file needs no capability to read it: without these masks
+ * it could read the password hashes and the SSH host keys (then
+ * impersonate the host). */
+static const char *const host_secrets[] = {
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssl/private",
+	"/etc/sudoers", "/etc/sudoers.d", "/etc/krb5.keytab", NULL,
+};
+
+static int mask_ssh_host_keys(int rootfd, struct kj_err *err)
+{
+	int dfd = path_open_in_root(rootfd, "/etc/ssh", O_DIRECTORY), rc = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (dfd < 0)
+		return 0;
+	/* O_PATH cannot be listed: reopen it for reading through /proc. */
+	{
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", dfd);
+		d = opendir(p);
+	}
+	close(dfd);
+	while (!rc && d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		char path[PATH_MAX];
+		if (strncmp(e->d_name, "ssh_host_", 9) || n < 4 || strcmp(e->d_name + n - 4, "_key"))
+			continue;
+		snprintf(path, sizeof(path), "/etc/ssh/%s", e->d_name);
+		rc = mask_one(rootfd, path, err);
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
 int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 {
 	int rc = 0;
+
+	for (int i = 0; !rc && host_secrets[i]; i++)
+		rc = mask_one(rootfd, host_secrets[i], err);
+	if (!rc)
+		rc = mask_ssh_host_keys(rootfd, err);
 
 	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
 		rc = mask_home(rootfd, cfg->homes[i], err);

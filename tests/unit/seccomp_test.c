@@ -159,6 +159,12 @@ static const struct bad_policy {
 	{ "two_args_repeated", "@default allow\ngetppid errno:EPERM arg0!=1 arg0!=2 arg1!=1 arg1!=2\n", 2, "only one argument" },
 	{ "conflicting_rules", "@default allow\ngetppid errno:EPERM arg0==1\ngetppid errno:EACCES arg0==1\n", 3, "conflicts" },
 	{ "too_many_conditions", "@default allow\ngetppid errno:EPERM arg0!=1 arg0!=2 arg0!=3 arg0!=4 arg0!=5 arg0!=6 arg0!=7 arg0!=8 arg0!=9\n", 2, "more than 8 conditions" },
+	{ "socket_family_unmasked_in_deny", "@default allow\nsocket errno:EPERM arg0==AF_PACKET\n", 2, "socket arg0 is a 32-bit int" },
+	{ "prctl_not_equal_in_allow", "@default errno:EPERM\nprctl allow arg0!=PR_SET_MM\n", 2, "prctl arg0 is a 32-bit int" },
+	{ "clone_flags_64bit_mask", "@default allow\nclone errno:EPERM arg0&0x100000000==0x100000000\n", 2, "clone arg0 is a 32-bit int" },
+	{ "masked_ne_mixed_with_plain_ne", "@default allow\ngetppid errno:EPERM arg0!=1 arg0&0xffffffff!=2\n", 2, "mixes" },
+	{ "or_value_trailing_bar", "@default allow\nclone errno:EPERM arg0&CLONE_NEWNS|==0\n", 2, "bad value" },
+	{ "or_value_unknown_part", "@default allow\nclone errno:EPERM arg0&CLONE_NEWNS|CLONE_BOGUS==0\n", 2, "unknown value 'CLONE_BOGUS'" },
 	{ "ne_expands_too_far", "@default allow\ngetppid errno:EPERM arg0!=1 arg0!=0x5555555555555555 arg0!=0x8000000000000001 arg0!=0xaaaaaaaaaaaaaaaa arg0!=0xfffffffffffffffe\n", 2, "more than 256 rules" },
 };
 
@@ -229,6 +235,13 @@ static const struct semantic {
 	{ "default_errno_with_allow_lines",
 	  "@default errno:ENOSYS\nexit_group allow\ngetppid allow arg0==0\n", 2,
 	  { { 0, 0, 0 }, { 1, 0, ENOSYS } } },
+	{ "masked_not_equal_32_ignores_upper_bits",
+	  "@default errno:EACCES\nexit_group allow\ngetppid allow arg1&0xffffffff!=TIOCSTI arg1&0xffffffff!=TIOCSETD\n", 6,
+	  { { 0, 0x5412, EACCES }, { 0, 0x100005412, EACCES }, { 0, 0x5423, EACCES },
+	    { 0, 0x5413, 0 }, { 0, 0x100000000, 0 }, { 0, 0xffffffff, 0 } } },
+	{ "ored_constants_in_a_mask",
+	  "@default allow\ngetppid errno:EPERM arg0&0x10|0x20==0x30\n", 3,
+	  { { 0x30, 0, EPERM }, { 0x10, 0, 0 }, { 0x70, 0, EPERM } } },
 };
 
 static int run_calls(const void *arg)

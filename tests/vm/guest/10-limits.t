@@ -135,7 +135,9 @@ is "$rc:$err" "0:" "best_effort_silent_when_everything_is_enforced"
 # --- stats --------------------------------------------------------------------------
 run --stats -- true
 like "$err" "^kjail: stats: memory peak ([0-9.]+[BKMG]|n/a), cpu [0-9]+\.[0-9]{2}s user [0-9]+\.[0-9]{2}s system$" "stats_line"
-is "$(count_lines "$err" '^kjail: ')" 1 "stats_one_line"
+# One line of usage, one of Landlock (20-landlock.t checks its content).
+is "$(count_lines "$err" '^kjail: stats: memory')" 1 "stats_one_usage_line"
+is "$(count_lines "$err" '^kjail: ')" 2 "stats_usage_and_landlock_lines_only"
 
 # --- a daemon cannot leave -------------------------------------------------------------
 "$KJAIL" exec -- sh -c 'setsid sh -c "sleep 4242 & exit"; sleep 3' >/dev/null 2>&1 &
