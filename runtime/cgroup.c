@@ -287,3 +287,8 @@ void cgroup_report(struct kj_cgroup *cg, const struct kj_config *cfg, int *exit_
 	else
 		kj_note("stats: memory peak %s, cpu n/a", peak);
 }
+
+const char *cgroup_path(const struct kj_cgroup *cg)
+{
+	return cg ? cg->path : "";
+}

@@ -30,6 +30,9 @@ int cgroup_fd(const struct kj_cgroup *cg);
  * --stats line; *exit_code may be changed. */
 void cgroup_report(struct kj_cgroup *cg, const struct kj_config *cfg, int *exit_code);
 
+/* The leaf's path ("" for NULL), e.g. for a session's record. */
+const char *cgroup_path(const struct kj_cgroup *cg);
+
 /* Kill whatever is left in the leaf and remove it. NULL is fine. */
 void cgroup_destroy(struct kj_cgroup *cg);
 

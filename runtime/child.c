@@ -21,6 +21,7 @@
 #include "runtime/channel.h"
 #include "runtime/landlock.h"
 #include "runtime/sandbox.h"
+#include "runtime/session.h"
 
 __attribute__((noreturn)) static void child_die(struct sandbox *sb, const struct kj_err *err)
 {
@@ -113,7 +114,12 @@ static int enter_workspace(const struct kj_config *cfg, struct kj_err *err)
 
 	if (chdir(cfg->workspace.dest) < 0)
 		return kj_fail(err, "workspace", errno, NULL, "chdir %s", cfg->workspace.dest);
-	if (!getcwd(cwd, sizeof(cwd)) || strcmp(cwd, cfg->workspace.dest))
+	/* --cwd: absolute inside the sandbox, or relative to the workspace. */
+	if (cfg->cwd && chdir(cfg->cwd) < 0)
+		return kj_fail(err, "cwd", errno, "give a directory that exists inside the sandbox",
+			       "chdir %s", cfg->cwd);
+	if (!getcwd(cwd, sizeof(cwd)) || cwd[0] != '/' ||
+	    (!cfg->cwd && strcmp(cwd, cfg->workspace.dest)))
 		return kj_fail(err, "workspace", 0, NULL, "the working directory is outside the sandbox");
 	return 0;
 }
@@ -122,7 +128,7 @@ static int enter_workspace(const struct kj_config *cfg, struct kj_err *err)
  * directory we cannot search counts as nowhere) is ENOENT, exit 127; a
  * file found but not executable is its own errno, exit 126. Returns the
  * errno when nothing could be executed. */
-static int exec_search(char **argv, char **envp)
+int exec_search(char **argv, char **envp)
 {
 	const char *path = NULL, *p;
 	char buf[PATH_MAX];
@@ -149,23 +155,11 @@ static int exec_search(char **argv, char **envp)
 	return found_err ? found_err : ENOENT;
 }
 
-__attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave)
+int command_confine(struct sandbox *sb, int keep_fd, struct kj_err *err)
 {
 	const struct kj_config *cfg = sb->cfg;
-	struct kj_err err = {0};
 	sigset_t none;
-	int e;
 
-	/* A new session: the command has no controlling terminal of the
-	 * caller's, so TIOCSTI (CVE-2017-5226) has nothing to inject into. */
-	if (setsid() < 0)
-		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "setsid"), &err));
-	if (slave >= 0 && ioctl(slave, TIOCSCTTY, 0) < 0)
-		child_die(sb, (kj_fail(&err, "tty", errno, NULL, "make the terminal controlling"), &err));
-	if (stdio_child_install(&sb->io, slave) < 0)
-		child_die(sb, (kj_fail(&err, "stdio", errno, NULL, "install stdin/stdout/stderr"), &err));
-	if (enter_workspace(cfg, &err))
-		child_die(sb, &err);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Every signal at its default: an ignored SIGINT or SIGPIPE of the
@@ -178,19 +172,37 @@ __attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave
 	 * --net proxy: TCP only to the relay, so a command that ignores the
 	 * proxy variables meets a wall even if the namespace were wrong;
 	 * --net none: TCP is the namespace's (see landlock.c). */
-	if (landlock_enforce(cfg, sb->landlock_abi, cfg->net == KJ_NET_PROXY ? KJ_PROXY_PORT : -1,
-			     &err))
-		child_die(sb, &err);
+	if (landlock_enforce(cfg, sb->landlock_abi, cfg->net == KJ_NET_PROXY ? KJ_PROXY_PORT : -1, err))
+		return -EINVAL;
 	kj_trace("command: landlock enforced");
 	/* Only 0, 1 and 2 reach the command (CVE-2024-21626: a leaked host
-	 * fd is a way out). The channel stays, close-on-exec, to report an
-	 * exec failure. */
-	if (sb->chan[1] > 3)
-		syscall(SYS_close_range, 3, sb->chan[1] - 1, 0);
-	syscall(SYS_close_range, sb->chan[1] + 1, ~0U, 0);
+	 * fd is a way out). keep_fd stays, close-on-exec, to report an exec
+	 * failure. */
+	if (keep_fd > 3)
+		syscall(SYS_close_range, 3, keep_fd - 1, 0);
+	syscall(SYS_close_range, keep_fd + 1, ~0U, 0);
 	/* Loaded last: after this, no mount, namespace or privilege change
 	 * is possible, so every earlier step had to be done already. */
-	if (kj_seccomp_load(sb->seccomp, &err))
+	return kj_seccomp_load(sb->seccomp, err);
+}
+
+__attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave)
+{
+	const struct kj_config *cfg = sb->cfg;
+	struct kj_err err = {0};
+	int e;
+
+	/* A new session: the command has no controlling terminal of the
+	 * caller's, so TIOCSTI (CVE-2017-5226) has nothing to inject into. */
+	if (setsid() < 0)
+		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "setsid"), &err));
+	if (slave >= 0 && ioctl(slave, TIOCSCTTY, 0) < 0)
+		child_die(sb, (kj_fail(&err, "tty", errno, NULL, "make the terminal controlling"), &err));
+	if (stdio_child_install(&sb->io, slave) < 0)
+		child_die(sb, (kj_fail(&err, "stdio", errno, NULL, "install stdin/stdout/stderr"), &err));
+	if (enter_workspace(cfg, &err))
+		child_die(sb, &err);
+	if (command_confine(sb, sb->chan[1], &err))
 		child_die(sb, &err);
 	kj_trace("command: seccomp loaded, exec");
 	e = exec_search(cfg->argv, sb->envp);
@@ -267,6 +279,8 @@ void sandbox_child(struct sandbox *sb)
 	}
 	if (start_relay(sb, &err))
 		child_die(sb, &err);
+	if (sb->session_listen >= 0)
+		session_serve(sb, sb->session_listen); /* a session: serve, never returns */
 	command = fork();
 	if (command < 0)
 		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "fork COMMAND"), &err));

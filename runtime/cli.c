@@ -176,6 +176,19 @@ static int opt_stats(struct kj_config *c, const char *o, const char *v, struct k
 	return 0;
 }
 
+static int opt_cwd(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	(void)o;
+	(void)e;
+	c->cwd = v;
+	return 0;
+}
+
+static int opt_idle_timeout(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	return parse_duration(o, v, &c->idle_timeout_ms, e);
+}
+
 static int opt_user(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
 	c->user_set = true;
@@ -360,6 +373,8 @@ static const struct option_def options[] = {
 	{"cpus", true, opt_cpus, "FLOAT|max", "CPU limit, e.g. 0.5 (default max)"},
 	{"limits", true, opt_limits, "required|best-effort", "fail (default) or warn when a limit cannot be enforced"},
 	{"stats", false, opt_stats, NULL, "print peak memory and CPU time at the end"},
+	{"cwd", true, opt_cwd, "DIR", "start COMMAND in DIR (inside the sandbox; default: the workspace)"},
+	{"idle-timeout", true, opt_idle_timeout, "DURATION", "kjail create: stop the session after DURATION unused (default 30m; 0: never)"},
 	{"user", true, opt_user, "UID[:GID]", "run COMMAND as this host user (root only)"},
 	{"timeout", true, opt_timeout, "DURATION", "kill the sandbox after DURATION; exit 124"},
 	{"kill-grace", true, opt_kill_grace, "DURATION", "time between SIGTERM and SIGKILL (default 5s)"},

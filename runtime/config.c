@@ -28,6 +28,7 @@ void config_init(struct kj_config *cfg)
 	cfg->net = KJ_NET_NONE;
 	cfg->net_idle_ms = 300000;
 	cfg->tty = KJ_TTY_AUTO;
+	cfg->idle_timeout_ms = 30 * 60 * 1000;
 	cfg->limits.memory = 512ULL << 20;
 	cfg->limits.memory_arg = "512M";
 	cfg->limits.memory_swap = 0;

@@ -94,6 +94,8 @@ struct kj_config {
 	size_t nprotect;
 	bool tmp_size_set;
 	const char *profile; /* the effective profile's name (for messages) */
+	const char *cwd;     /* --cwd: where COMMAND starts (default: the workspace) */
+	uint64_t idle_timeout_ms; /* sessions: stop after this long unused; 0: never */
 
 	uid_t caller_uid, uid; /* uid: who COMMAND runs as (caller unless --user) */
 	gid_t caller_gid, gid;

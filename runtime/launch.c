@@ -152,75 +152,96 @@ static int await_setup(struct sandbox *sb, struct kj_err *err)
 	}
 }
 
-int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
+void sandbox_kill(struct sandbox *sb)
 {
-	struct sandbox sb = {.cfg = cfg, .chan = {-1, -1}, .ctl = {-1, -1}, .pidfd = -1,
-			     .proxy_fd = -1, .session_listen = -1};
-	int rc;
+	(void)syscall(SYS_pidfd_send_signal, sb->pidfd, SIGKILL, NULL, 0);
+}
 
-	if (env_build(cfg, &sb.envp, err))
-		return KJ_EXIT_SETUP;
+void sandbox_release(struct sandbox *sb)
+{
+	proxy_stop(sb->proxy, false);
+	cgroup_destroy(sb->cg);
+	sb->cg = NULL;
+	if (sb->pidfd >= 0)
+		close(sb->pidfd);
+	sb->pidfd = -1;
+}
+
+int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_listen,
+		  struct kj_err *err)
+{
+	*sb = (struct sandbox){.cfg = cfg, .chan = {-1, -1}, .ctl = {-1, -1}, .pidfd = -1,
+			       .proxy_fd = -1, .session_listen = session_listen};
+	if (env_build(cfg, &sb->envp, err))
+		return -EINVAL;
 	kj_trace("environment built");
-	if (seccomp_prepare(cfg, &sb.seccomp, err))
-		return KJ_EXIT_SETUP;
+	if (seccomp_prepare(cfg, &sb->seccomp, err))
+		return -EINVAL;
 	kj_trace("seccomp compiled");
 	/* --landlock required fails here, before anything is created. */
-	if (landlock_plan(cfg, &sb.landlock_abi, err))
-		return KJ_EXIT_SETUP;
-	if (stdio_plan_make(cfg, &sb.io, err))
-		return KJ_EXIT_SETUP;
-	if (cgroup_prepare(cfg, &sb.cg, err))
-		return KJ_EXIT_SETUP;
+	if (landlock_plan(cfg, &sb->landlock_abi, err) || stdio_plan_make(cfg, &sb->io, err) ||
+	    cgroup_prepare(cfg, &sb->cg, err))
+		return -EINVAL;
 	kj_trace("cgroup ready");
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb.chan) < 0 ||
-	    pipe2(sb.ctl, O_CLOEXEC) < 0) {
-		kj_fail(err, "launch", errno, NULL, "create the setup channel");
-		return KJ_EXIT_SETUP;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->chan) < 0 ||
+	    pipe2(sb->ctl, O_CLOEXEC) < 0) {
+		sandbox_release(sb);
+		return kj_fail(err, "launch", errno, NULL, "create the setup channel");
 	}
 	/* --net proxy: the host-side proxy, before the sandbox can ask it
-	 * anything (the relay inside gets sb.proxy_fd). */
-	if (proxy_start(cfg, &sb.proxy, &sb.proxy_fd, err)) {
-		cgroup_destroy(sb.cg);
-		return KJ_EXIT_SETUP;
+	 * anything (the relay inside gets sb->proxy_fd). */
+	if (proxy_start(cfg, &sb->proxy, &sb->proxy_fd, err)) {
+		sandbox_release(sb);
+		return -EINVAL;
 	}
 	/* Signals meant for COMMAND must not kill kjail between the clone and
 	 * the supervisor loop: block them now, the loop reads them from a
 	 * signalfd (the command's child clears its mask before exec). */
 	supervise_block_signals();
-	sb.pid = clone_sandbox(cfg, cgroup_fd(sb.cg), &sb.pidfd);
-	if (sb.pid < 0) {
+	sb->pid = clone_sandbox(cfg, cgroup_fd(sb->cg), &sb->pidfd);
+	if (sb->pid < 0) {
 		clone_error(errno, err);
-		proxy_stop(sb.proxy, false);
-		cgroup_destroy(sb.cg);
-		return KJ_EXIT_SETUP;
+		sandbox_release(sb);
+		return -EINVAL;
 	}
-	if (sb.pid == 0)
-		sandbox_child(&sb);
+	if (sb->pid == 0)
+		sandbox_child(sb);
 	kj_trace("cloned");
 
-	close(sb.chan[1]);
-	close(sb.ctl[0]);
-	if (sb.proxy_fd >= 0)
-		close(sb.proxy_fd); /* the relay's now; the proxy sees EOF when it dies */
-	stdio_parent_close_child_ends(&sb.io);
-	if (write_id_maps(sb.pid, cfg, err) || write(sb.chan[0], "g", 1) != 1 ||
-	    await_setup(&sb, err)) {
-		stdio_restore(&sb.io);
-		abandon(&sb);
+	close(sb->chan[1]);
+	close(sb->ctl[0]);
+	if (sb->proxy_fd >= 0)
+		close(sb->proxy_fd); /* the relay's now; the proxy sees EOF when it dies */
+	stdio_parent_close_child_ends(&sb->io);
+	if (write_id_maps(sb->pid, cfg, err) || write(sb->chan[0], "g", 1) != 1 ||
+	    await_setup(sb, err)) {
+		stdio_restore(&sb->io);
+		abandon(sb);
 		if (!err->part[0])
 			kj_fail(err, "launch", errno, NULL, "start the sandbox");
-		proxy_stop(sb.proxy, false);
-		cgroup_destroy(sb.cg);
-		return KJ_EXIT_SETUP;
+		sandbox_release(sb);
+		return -EINVAL;
 	}
 	kj_trace("command started");
-	close(sb.chan[0]);
-	kj_seccomp_free(sb.seccomp);
+	close(sb->chan[0]);
+	kj_seccomp_free(sb->seccomp);
+	sb->seccomp = NULL;
+	return 0;
+}
+
+int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
+{
+	struct sandbox sb;
+	int rc;
+
+	if (sandbox_start(&sb, cfg, -1, err))
+		return KJ_EXIT_SETUP;
 	rc = supervise(&sb);
 	kj_trace("sandbox ended");
 	stdio_restore(&sb.io);
 	relay_report(&sb.io);
 	proxy_stop(sb.proxy, true); /* "kjail: net: N connections refused" */
+	sb.proxy = NULL;
 	if (!sb.timed_out)
 		cgroup_report(sb.cg, cfg, &rc);
 	if (cfg->limits.stats) {
@@ -228,6 +249,6 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 		landlock_describe(cfg, sb.landlock_abi, ll, sizeof(ll));
 		kj_note("stats: landlock %s", ll);
 	}
-	cgroup_destroy(sb.cg);
+	sandbox_release(&sb);
 	return rc;
 }

@@ -3,6 +3,7 @@
  *   kjail exec [OPTIONS] [--] COMMAND [ARG...]
  *   kjail profile list | show NAME|PATH
  *   kjail doctor [--json] [OPTIONS]
+ *   kjail create [OPTIONS] NAME | exec -s NAME ... | ls | stop | rm | gc
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "runtime/launch_host.h"
 #include "runtime/profile.h"
 #include "runtime/sandbox.h"
+#include "runtime/session.h"
 #include "runtime/settings.h"
 
 #ifndef KJAIL_VERSION
@@ -40,6 +42,8 @@ static int cmd_exec(int argc, char **argv)
 	struct kj_err err = {0};
 	int rc;
 
+	if (session_requested(argc, argv))
+		return cmd_session_exec(argc, argv);
 	config_init(&cfg);
 	rc = settings_load(argc, argv, true, &cfg, &src, &err);
 	if (rc == 1) {
@@ -83,6 +87,7 @@ static int cmd_gc(void)
 {
 	struct kj_err err = {0};
 
+	(void)session_gc(&err); /* sessions whose supervisor died */
 	if (cgroup_gc(stdout, &err) < 0) {
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
@@ -93,6 +98,9 @@ static int cmd_gc(void)
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]\n"
+		     "       kjail create [OPTIONS] NAME      a session: a sandbox that stays\n"
+		     "       kjail exec -s NAME [--timeout D] [--output-limit B] [--setenv K=V] [--cwd DIR] [--create] [--] COMMAND...\n"
+		     "       kjail ls [--json] | stop NAME | rm NAME\n"
 		     "       kjail gc          remove cgroups left by killed runs\n"
 		     "       kjail profile list | show NAME|PATH\n"
 		     "       kjail doctor [--json] [OPTIONS]   what works here, and why not\n"
@@ -108,6 +116,14 @@ int main(int argc, char **argv)
 		return cmd_exec(argc - 2, argv + 2);
 	if (argc == 2 && !strcmp(argv[1], "gc"))
 		return cmd_gc();
+	if (argc >= 2 && !strcmp(argv[1], "create"))
+		return cmd_create(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "ls"))
+		return cmd_ls(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "stop"))
+		return cmd_stop(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "rm"))
+		return cmd_rm(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "profile"))
 		return cmd_profile(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "doctor"))

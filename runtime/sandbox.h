@@ -34,6 +34,21 @@ struct sandbox {
 /* Parent: everything from preparing to the exit status. */
 int sandbox_run(const struct kj_config *cfg, struct kj_err *err);
 
+/* Parent: prepare, clone and set up a sandbox until COMMAND runs (or, with
+ * session_listen >= 0, until its init serves that socket). On failure
+ * everything is released and err filled. */
+int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_listen,
+		  struct kj_err *err);
+void sandbox_kill(struct sandbox *sb);
+/* Stop the proxy, remove the cgroup, close the pidfd. */
+void sandbox_release(struct sandbox *sb);
+
+/* Command side: execute argv like a shell would (returns the errno). */
+int exec_search(char **argv, char **envp);
+/* Command side, last steps before exec: signals to default, Landlock,
+ * only fds 0-2 (and keep_fd) left, seccomp. */
+int command_confine(struct sandbox *sb, int keep_fd, struct kj_err *err);
+
 /* Child: build the sandbox, start COMMAND, become its init. Never returns. */
 __attribute__((noreturn)) void sandbox_child(struct sandbox *sb);
 

@@ -1,0 +1,325 @@
+/* kjail exec -s NAME: run one command inside a session, with its own
+ * stdio, timeout, output caps and exit status, reported exactly as a
+ * one-shot `kjail exec` reports them. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/cli.h"
+#include "runtime/session.h"
+#include "runtime/settings.h"
+#include "runtime/stdio.h"
+#include "runtime/validate.h"
+
+int session_connect(const char *name, struct kj_err *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (session_check_name(name, err) ||
+	    session_path(sa.sun_path, sizeof(sa.sun_path), name, "sock", err))
+		return -EINVAL;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return kj_fail(err, "session", errno, NULL, "socket");
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+		close(fd);
+		if (e == ENOENT || e == ECONNREFUSED)
+			return kj_fail(err, "session", 0, "kjail ls lists your sessions; kjail create NAME makes one",
+				       "no running session '%s'", name);
+		return kj_fail(err, "session", e, NULL, "connect to session '%s'", name);
+	}
+	return fd;
+}
+
+/* argv, then NAME=VALUE pairs, then the cwd, NUL-separated. */
+static int build_payload(const struct kj_config *cfg, char *buf, size_t cap, size_t *len,
+			 struct session_msg_hdr *h, struct kj_err *err)
+{
+	size_t n = 0;
+
+#define PUT(s)                                                                   \
+	do {                                                                     \
+		size_t l_ = strlen(s) + 1;                                       \
+		if (n + l_ > cap)                                                \
+			return kj_fail(err, "session", E2BIG, NULL, "the command line is too long"); \
+		memcpy(buf + n, s, l_);                                          \
+		n += l_;                                                         \
+	} while (0)
+	for (char **a = cfg->argv; *a; a++, h->nargv++)
+		PUT(*a);
+	for (size_t i = 0; i < cfg->nsetenv; i++, h->nenv++)
+		PUT(cfg->setenv[i]);
+	PUT(cfg->cwd ? cfg->cwd : "");
+#undef PUT
+	*len = n;
+	return 0;
+}
+
+static void arm(int tfd, uint64_t ms)
+{
+	struct itimerspec its = {.it_value = {.tv_sec = (time_t)(ms / 1000),
+					      .tv_nsec = (long)(ms % 1000) * 1000000L + 1}};
+	(void)timerfd_settime(tfd, 0, &its, NULL);
+}
+
+static void send_signal(int sock, int sig)
+{
+	struct session_msg_hdr h = {.type = SESSION_SIGNAL, .value = sig};
+	(void)session_send(sock, &h, NULL, 0, NULL, 0);
+}
+
+static int session_exec(const struct kj_config *cfg, const char *name, struct kj_err *err)
+{
+	static char payload[SESSION_MSG_MAX - sizeof(struct session_msg_hdr)];
+	struct session_msg_hdr h = {.type = SESSION_EXEC};
+	struct kj_config io_cfg = *cfg;
+	struct stdio_plan io;
+	struct pollfd pfd[3 + 3];
+	int sock, sfd, tfd = -1, status = -1, fds[3];
+	bool killing = false, timed_out = false;
+	size_t len = 0;
+	sigset_t set;
+
+	sock = session_connect(name, err);
+	if (sock < 0)
+		return KJ_EXIT_SETUP;
+	/* No terminal of the caller's is handed to the session: a terminal
+	 * fd becomes a pipe kjail relays (as --no-tty). */
+	io_cfg.tty = KJ_TTY_OFF;
+	if (build_payload(cfg, payload, sizeof(payload), &len, &h, err) ||
+	    stdio_plan_make(&io_cfg, &io, err))
+		return KJ_EXIT_SETUP;
+	for (int i = 0; i < 3; i++)
+		fds[i] = io.child_fd[i];
+	if (session_send(sock, &h, payload, len, fds, 3) < 0) {
+		kj_fail(err, "session", errno, NULL, "send the command to session '%s'", name);
+		return KJ_EXIT_SETUP;
+	}
+	stdio_parent_close_child_ends(&io);
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (cfg->timeout_ms) {
+		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		arm(tfd, cfg->timeout_ms);
+	}
+	for (;;) {
+		bool open_out = false;
+		int n = 3;
+		pfd[0] = (struct pollfd){.fd = status < 0 ? sock : -1, .events = POLLIN};
+		pfd[1] = (struct pollfd){.fd = sfd, .events = POLLIN};
+		pfd[2] = (struct pollfd){.fd = tfd, .events = POLLIN};
+		for (int i = 0; i < io.nrelays; i++) {
+			struct relay *r = &io.relays[i];
+			bool want = r->open && (r->name || status < 0);
+			pfd[n++] = (struct pollfd){.fd = want ? r->from : -1, .events = POLLIN};
+			open_out |= want && r->name;
+		}
+		if (status >= 0 && !open_out)
+			break;
+		/* After the command ended, its output is drained until end of
+		 * file or a moment of silence: a background job it started may
+		 * hold the pipe open for as long as the session lives. */
+		int ready = poll(pfd, (nfds_t)n, status >= 0 ? 100 : -1);
+		if (ready == 0 && status >= 0)
+			break;
+		if (ready < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents) {
+			struct session_msg_hdr r;
+			char text[sizeof(((struct kj_err *)0)->msg)];
+			size_t tl = sizeof(text) - 1;
+			if (session_recv(sock, &r, text, &tl, NULL, NULL) < 0) {
+				kj_fail(err, "session", 0, "kjail ls shows its state", "session '%s' ended", name);
+				return KJ_EXIT_SETUP;
+			}
+			text[tl] = '\0';
+			if (r.type == SESSION_FAILED) {
+				/* init sends the message part of its error record. */
+				struct kj_err shown = {.exit_code = r.value};
+				snprintf(shown.part, sizeof(shown.part), "%s",
+					 r.value == KJ_EXIT_SETUP ? "session" : "exec");
+				memcpy(shown.msg, text, sizeof(shown.msg));
+				shown.msg[sizeof(shown.msg) - 1] = '\0';
+				kj_err_print(&shown);
+			} else if (r.type == SESSION_EXITED) {
+				status = r.value;
+			}
+		}
+		if (pfd[1].revents) {
+			struct signalfd_siginfo si;
+			if (read(sfd, &si, sizeof(si)) == sizeof(si) && status < 0)
+				send_signal(sock, (int)si.ssi_signo);
+		}
+		if (tfd >= 0 && pfd[2].revents) {
+			uint64_t t;
+			(void)!read(tfd, &t, sizeof(t));
+			if (status < 0) {
+				send_signal(sock, killing ? SIGKILL : SIGTERM);
+				timed_out = true;
+				if (!killing)
+					arm(tfd, cfg->kill_grace_ms);
+				killing = true;
+			}
+		}
+		for (int i = 0; i < io.nrelays; i++)
+			if (pfd[3 + i].fd >= 0 && pfd[3 + i].revents)
+				relay_pump(&io.relays[i]);
+	}
+	close(sock);
+	relay_report(&io);
+	if (timed_out) {
+		char d[32];
+		format_duration(cfg->timeout_ms, d, sizeof(d));
+		kj_note("timed out after %s and was killed", d);
+		return KJ_EXIT_TIMEOUT;
+	}
+	return status;
+}
+
+/* Options a single exec into an existing session may carry; everything
+ * else was fixed when the session was created. */
+static const char *const per_exec[] = {"timeout", "kill-grace", "output-limit", "setenv", "cwd",
+				       "quiet", NULL};
+
+static bool is_session_flag(const char *a, bool *takes_value)
+{
+	*takes_value = !strcmp(a, "-s") || !strcmp(a, "--session");
+	return *takes_value || !strncmp(a, "--session=", 10) || !strcmp(a, "--create");
+}
+
+/* Does the option token argv[i] take the next token as its value? */
+static bool value_follows(const char *a)
+{
+	char name[64];
+	bool tv = false;
+
+	if (a[0] != '-' || a[1] != '-' || strchr(a, '='))
+		return false;
+	snprintf(name, sizeof(name), "%s", a + 2);
+	return cli_option_lookup(name, &tv) == 0 && tv;
+}
+
+bool session_requested(int argc, char **argv)
+{
+	bool tv;
+
+	for (int i = 0; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
+		if (is_session_flag(argv[i], &tv) && strcmp(argv[i], "--create"))
+			return true;
+		if (value_follows(argv[i]))
+			i++;
+	}
+	return false;
+}
+
+int cmd_session_exec(int argc, char **argv)
+{
+	char **rest = calloc((size_t)argc + 1, sizeof(char *));
+	const char *name = NULL;
+	bool create = false, tv;
+	struct kj_config cfg;
+	struct kj_err err = {0};
+	struct session_record rec;
+	int n = 0, i, rc = 0;
+
+	if (!rest)
+		return KJ_EXIT_SETUP;
+	/* Take -s NAME / --session NAME / --create out; keep the rest. */
+	for (i = 0; i < argc; i++) {
+		if (argv[i][0] != '-' || !strcmp(argv[i], "--"))
+			break;
+		if (!is_session_flag(argv[i], &tv)) {
+			rest[n++] = argv[i];
+			if (value_follows(argv[i]) && i + 1 < argc)
+				rest[n++] = argv[++i];
+			continue;
+		}
+		if (!strcmp(argv[i], "--create"))
+			create = true;
+		else if (!tv)
+			name = argv[i] + 10;
+		else if (i + 1 < argc)
+			name = argv[++i];
+		else
+			rc = kj_fail(&err, "option", 0, "use -s NAME", "%s needs a session name", argv[i]);
+	}
+	for (; i < argc; i++)
+		rest[n++] = argv[i];
+	if (!rc && session_check_name(name ? name : "", &err))
+		rc = -EINVAL;
+	config_init(&cfg);
+	if (!rc && create) {
+		/* Create it (all of kjail exec's options apply) unless it runs;
+		 * a running session keeps the options it was created with. */
+		struct kj_sources src;
+		struct kj_err ignored;
+		int fd;
+		rc = settings_load(n, rest, true, &cfg, &src, &err);
+		if (!rc && (fd = session_connect(name, &ignored)) >= 0)
+			close(fd);
+		else if (!rc)
+			rc = session_create(&cfg, name, &err);
+	} else if (!rc) {
+		int k;
+		/* Start from what the session was created with (its profile's
+		 * timeout, say); flags override. */
+		if (session_record_read(name, &rec, &err) == 0) {
+			cfg.timeout_ms = rec.timeout_ms;
+			if (rec.kill_grace_ms)
+				cfg.kill_grace_ms = rec.kill_grace_ms;
+			cfg.output_limited = rec.output_limit != 0;
+			cfg.output_limit = rec.output_limit;
+		}
+		for (k = 0; !rc && k < n && rest[k][0] == '-' && strcmp(rest[k], "--"); k++) {
+			char opt[64];
+			const char *a = rest[k] + 2, *eq = strchr(a, '='), *value = NULL;
+			size_t len = eq ? (size_t)(eq - a) : strlen(a);
+			bool allowed = false;
+			snprintf(opt, sizeof(opt), "%.*s", (int)len, a);
+			for (int j = 0; per_exec[j]; j++)
+				allowed |= !strcmp(per_exec[j], opt);
+			if (rest[k][1] != '-' || !allowed) {
+				rc = kj_fail(&err, "option", 0,
+					     "options that shape the sandbox go to kjail create (or add --create)",
+					     "%s does not apply to one exec into a session", rest[k]);
+				break;
+			}
+			if (cli_option_lookup(opt, &tv) == 0 && tv)
+				value = eq ? eq + 1 : (k + 1 < n ? rest[++k] : NULL);
+			rc = cli_apply_option(&cfg, opt, value, &err);
+		}
+		if (k < n && !strcmp(rest[k], "--"))
+			k++;
+		cfg.argv = rest + k;
+		if (!rc && !cfg.argv[0])
+			rc = kj_fail(&err, "option", 0, "usage: kjail exec -s NAME [OPTIONS] [--] COMMAND [ARG...]",
+				     "no COMMAND given");
+	}
+	if (rc) {
+		kj_err_print(&err);
+		free(rest);
+		return KJ_EXIT_SETUP;
+	}
+	rc = session_exec(&cfg, name, &err);
+	if (rc == KJ_EXIT_SETUP && err.part[0])
+		kj_err_print(&err);
+	free(rest);
+	return rc;
+}

@@ -1,0 +1,384 @@
+/* kjail create / ls / stop / rm / gc. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/cgroup.h"
+#include "runtime/cli.h"
+#include "runtime/sandbox.h"
+#include "runtime/session.h"
+#include "runtime/settings.h"
+
+static int listen_socket(const char *name, struct kj_err *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (session_path(sa.sun_path, sizeof(sa.sun_path), name, "sock", err))
+		return -EINVAL;
+	unlink(sa.sun_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	/* 0600 from the start (umask), inside a 0700 directory: only the
+	 * owner can connect, so only the owner can exec into or stop it. */
+	mode_t old = umask(0177);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 128) < 0) {
+		int e = errno;
+		umask(old);
+		if (fd >= 0)
+			close(fd);
+		return kj_fail(err, "session", e, NULL, "listen on %s", sa.sun_path);
+	}
+	umask(old);
+	return fd;
+}
+
+/* The supervisor: builds the sandbox, says "ready" (or why not) on the
+ * pipe, then waits for the session to end and frees what it held. */
+__attribute__((noreturn)) static void supervise_session(const struct kj_config *cfg,
+							 const char *name, int listenfd, int ready)
+{
+	struct sandbox sb;
+	struct session_record rec = {0};
+	struct kj_err err = {0};
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	sigset_t set;
+	siginfo_t si;
+
+	setsid();
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	if (sandbox_start(&sb, cfg, listenfd, &err)) {
+		(void)!write(ready, &err, sizeof(err));
+		session_forget(name);
+		_exit(KJ_EXIT_SETUP);
+	}
+	close(listenfd);
+	snprintf(rec.name, sizeof(rec.name), "%s", name);
+	rec.supervisor = getpid();
+	rec.created = (long long)time(NULL);
+	snprintf(rec.state, sizeof(rec.state), "running");
+	snprintf(rec.workspace, sizeof(rec.workspace), "%s", cfg->workspace.src);
+	snprintf(rec.profile, sizeof(rec.profile), "%s", cfg->profile ? cfg->profile : "default");
+	snprintf(rec.cgroup, sizeof(rec.cgroup), "%s", cgroup_path(sb.cg));
+	rec.idle_ms = cfg->idle_timeout_ms;
+	rec.timeout_ms = cfg->timeout_ms;
+	rec.kill_grace_ms = cfg->kill_grace_ms;
+	rec.output_limit = cfg->output_limited ? cfg->output_limit : 0;
+	if (session_record_write(&rec, &err)) {
+		(void)!write(ready, &err, sizeof(err));
+		sandbox_release(&sb);
+		_exit(KJ_EXIT_SETUP);
+	}
+	(void)!write(ready, "", 1);
+	close(ready);
+	/* kill (TERM/INT/HUP) of the supervisor stops the session cleanly. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	{
+		struct pollfd pfd[2] = {{.fd = sb.pidfd, .events = POLLIN},
+					{.fd = signalfd(-1, &set, SFD_CLOEXEC), .events = POLLIN}};
+		while (poll(pfd, 2, -1) >= 0 && !pfd[0].revents)
+			if (pfd[1].revents)
+				sandbox_kill(&sb);
+	}
+	(void)waitid(P_PIDFD, (id_t)sb.pidfd, &si, WEXITED);
+	sandbox_release(&sb);
+	/* Stopped: nothing held any more; the record stays until `rm`. */
+	{
+		char path[512];
+		if (session_path(path, sizeof(path), name, "sock", &err) == 0)
+			unlink(path);
+	}
+	snprintf(rec.state, sizeof(rec.state), "stopped");
+	rec.cgroup[0] = '\0';
+	(void)session_record_write(&rec, &err);
+	_exit(0);
+}
+
+/* Clean what a dead supervisor left (socket, record); its cgroup goes
+ * with cgroup_gc, its mounts and processes died with it. */
+static void reclaim_if_dead(const char *name)
+{
+	struct session_record rec;
+	struct kj_err ignored;
+
+	if (session_record_read(name, &rec, &ignored) == 0 && !session_supervisor_alive(&rec))
+		session_forget(name);
+}
+
+int session_create(const struct kj_config *cfg, const char *name, struct kj_err *err)
+{
+	struct session_record rec;
+	char lockpath[512];
+	int lock, listenfd, ready[2];
+	pid_t pid;
+	ssize_t n;
+	struct kj_err child_err;
+
+	if (session_check_name(name, err) || session_path(lockpath, sizeof(lockpath), name, "lock", err))
+		return -EINVAL;
+	/* One create per name at a time. */
+	lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lock < 0 || flock(lock, LOCK_EX) < 0)
+		return kj_fail(err, "session", errno, NULL, "lock %s", lockpath);
+	if (session_record_read(name, &rec, err) == 0) {
+		if (!strcmp(rec.state, "running") && session_supervisor_alive(&rec)) {
+			close(lock);
+			return kj_fail(err, "session", 0, "choose another name, or kjail rm it first",
+				       "session '%s' exists", name);
+		}
+		session_forget(name); /* stopped or dead: the name is free again */
+		(void)cgroup_gc(NULL, err);
+	}
+	listenfd = listen_socket(name, err);
+	if (listenfd < 0 || pipe2(ready, O_CLOEXEC) < 0) {
+		close(lock);
+		return listenfd < 0 ? listenfd : kj_fail(err, "session", errno, NULL, "pipe");
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(lock);
+		return kj_fail(err, "session", errno, NULL, "start the supervisor");
+	}
+	if (pid == 0) {
+		close(ready[0]);
+		close(lock);
+		/* A grandchild, so the supervisor is nobody's zombie. */
+		if (fork() == 0)
+			supervise_session(cfg, name, listenfd, ready[1]);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(listenfd);
+	(void)waitpid(pid, NULL, 0);
+	n = read(ready[0], &child_err, sizeof(child_err));
+	close(ready[0]);
+	close(lock);
+	if (n == (ssize_t)sizeof(child_err)) {
+		*err = child_err;
+		return -EINVAL;
+	}
+	if (n != 1)
+		return kj_fail(err, "session", 0, NULL, "the supervisor of '%s' died while starting", name);
+	return 0;
+}
+
+int cmd_create(int argc, char **argv)
+{
+	struct kj_config cfg;
+	struct kj_sources src;
+	struct kj_err err = {0};
+	int rc;
+
+	config_init(&cfg);
+	/* The same options, sources and checks as kjail exec; NAME stands
+	 * where COMMAND would. */
+	rc = settings_load(argc, argv, true, &cfg, &src, &err);
+	if (rc == 1) {
+		printf("usage: kjail create [OPTIONS] NAME   (the options of kjail exec --help, and --idle-timeout)\n");
+		return 0;
+	}
+	if (rc == 0 && cfg.argv[1])
+		rc = kj_fail(&err, "option", 0, "usage: kjail create [OPTIONS] NAME",
+			     "unexpected argument '%s'", cfg.argv[1]);
+	if (rc == 0 && cfg.isolation == KJ_ISOLATION_NONE)
+		rc = kj_fail(&err, "session", 0, "sessions need the namespaces sandbox",
+			     "the host profile has no sandbox to keep");
+	if (rc || session_create(&cfg, cfg.argv[0], &err)) {
+		kj_err_print(&err);
+		return KJ_EXIT_SETUP;
+	}
+	return 0;
+}
+
+static int ask(const char *name, enum session_msg type, struct session_msg_hdr *reply)
+{
+	struct session_msg_hdr h = {.type = type};
+	struct kj_err ignored;
+	int fd = session_connect(name, &ignored), rc;
+
+	if (fd < 0)
+		return fd;
+	rc = session_send(fd, &h, NULL, 0, NULL, 0);
+	if (rc == 0)
+		rc = session_recv(fd, reply, NULL, NULL, NULL, NULL);
+	close(fd);
+	return rc;
+}
+
+static void memory_of(const struct session_record *rec, char *buf, size_t len)
+{
+	char path[4200];
+	unsigned long long bytes;
+	FILE *f;
+
+	snprintf(buf, len, "n/a");
+	if (!rec->cgroup[0])
+		return;
+	snprintf(path, sizeof(path), "%s/memory.current", rec->cgroup);
+	if ((f = fopen(path, "re"))) {
+		if (fscanf(f, "%llu", &bytes) == 1)
+			snprintf(buf, len, "%.1fM", (double)bytes / (1 << 20));
+		fclose(f);
+	}
+}
+
+int cmd_ls(int argc, char **argv)
+{
+	bool json = argc >= 1 && !strcmp(argv[0], "--json");
+	char dir[256];
+	struct kj_err err = {0};
+	struct dirent *e;
+	DIR *d;
+	int count = 0;
+
+	if (argc > (json ? 1 : 0)) {
+		fprintf(stderr, "kjail: option: usage: kjail ls [--json]\n");
+		return KJ_EXIT_SETUP;
+	}
+	if (session_dir(dir, sizeof(dir), &err) || !(d = opendir(dir))) {
+		if (!err.part[0])
+			kj_fail(&err, "session", errno, NULL, "%s", dir);
+		kj_err_print(&err);
+		return KJ_EXIT_SETUP;
+	}
+	if (json)
+		printf("[");
+	else
+		printf("%-20s %-8s %8s %8s %8s %-10s %8s %s\n", "NAME", "STATE", "PID", "AGE", "IDLE",
+		       "PROFILE", "MEMORY", "WORKSPACE");
+	while ((e = readdir(d))) {
+		struct session_record rec;
+		struct session_msg_hdr info = {0};
+		char name[SESSION_NAME_MAX + 1], mem[32], idle[32] = "-";
+		size_t l = strlen(e->d_name);
+		const char *state;
+
+		if (l < 7 || strcmp(e->d_name + l - 6, ".state") || l - 6 > SESSION_NAME_MAX)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(l - 6), e->d_name);
+		if (session_record_read(name, &rec, &err))
+			continue;
+		state = strcmp(rec.state, "running") ? rec.state
+			: !session_supervisor_alive(&rec) ? "dead"
+			: ask(name, SESSION_INFO, &info) == 0 ? "running" : "dead";
+		if (!strcmp(state, "running"))
+			snprintf(idle, sizeof(idle), "%llus", (unsigned long long)(info.b / 1000));
+		memory_of(&rec, mem, sizeof(mem));
+		if (json)
+			printf("%s{\"name\":\"%s\",\"state\":\"%s\",\"pid\":%d,\"age_s\":%lld,\"idle\":\"%s\","
+			       "\"running_execs\":%llu,\"profile\":\"%s\",\"memory\":\"%s\",\"workspace\":\"%s\"}",
+			       count ? "," : "", name, state, (int)rec.supervisor,
+			       (long long)time(NULL) - rec.created, idle, (unsigned long long)info.a,
+			       rec.profile, mem, rec.workspace);
+		else
+			printf("%-20s %-8s %8d %7llds %8s %-10s %8s %s\n", name, state, (int)rec.supervisor,
+			       (long long)time(NULL) - rec.created, idle, rec.profile, mem, rec.workspace);
+		count++;
+	}
+	closedir(d);
+	if (json)
+		printf("]\n");
+	return 0;
+}
+
+static int stop_session(const char *name, struct kj_err *err)
+{
+	struct session_record rec;
+	struct session_msg_hdr r;
+
+	if (session_check_name(name, err))
+		return -EINVAL;
+	if (session_record_read(name, &rec, err))
+		return kj_fail(err, "session", 0, "kjail ls lists your sessions", "no session '%s'", name);
+	if (!strcmp(rec.state, "running") && session_supervisor_alive(&rec)) {
+		(void)ask(name, SESSION_STOP, &r);
+		/* The supervisor frees the cgroup and marks the record. */
+		for (int i = 0; i < 500 && session_supervisor_alive(&rec); i++)
+			usleep(10000);
+	} else if (!strcmp(rec.state, "running")) {
+		session_forget(name); /* dead: reclaim */
+		(void)cgroup_gc(NULL, err);
+	}
+	return 0;
+}
+
+int cmd_stop(int argc, char **argv)
+{
+	struct kj_err err = {0};
+
+	if (argc != 1) {
+		fprintf(stderr, "kjail: option: usage: kjail stop NAME\n");
+		return KJ_EXIT_SETUP;
+	}
+	if (stop_session(argv[0], &err)) {
+		kj_err_print(&err);
+		return KJ_EXIT_SETUP;
+	}
+	return 0;
+}
+
+int cmd_rm(int argc, char **argv)
+{
+	struct kj_err err = {0};
+
+	if (argc != 1) {
+		fprintf(stderr, "kjail: option: usage: kjail rm NAME\n");
+		return KJ_EXIT_SETUP;
+	}
+	if (stop_session(argv[0], &err)) {
+		kj_err_print(&err);
+		return KJ_EXIT_SETUP;
+	}
+	session_forget(argv[0]);
+	return 0;
+}
+
+/* Sessions whose supervisor died: forget them (their processes and
+ * mounts died with the supervisor; cgroup_gc removes their cgroups). */
+int session_gc(struct kj_err *err)
+{
+	char dir[256];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	if (session_dir(dir, sizeof(dir), err) || !(d = opendir(dir)))
+		return 0;
+	while ((e = readdir(d))) {
+		struct session_record rec;
+		char name[SESSION_NAME_MAX + 1];
+		size_t l = strlen(e->d_name);
+
+		if (l < 7 || strcmp(e->d_name + l - 6, ".state") || l - 6 > SESSION_NAME_MAX)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(l - 6), e->d_name);
+		if (session_record_read(name, &rec, err) == 0 && !strcmp(rec.state, "running") &&
+		    !session_supervisor_alive(&rec)) {
+			printf("removed session %s\n", name);
+			reclaim_if_dead(name);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,290 @@
+/* A session's init (pid 1 inside): serves exec requests until STOP, the
+ * idle timeout, or the supervisor's death.
+ *
+ * Threat model (README, "Sessions"): this process is the only one inside
+ * the sandbox that holds the listening socket and the clients' fds. It
+ * runs without capabilities and non-dumpable (no ptrace, no /proc/1/fd or
+ * mem for the sandbox's processes; the seccomp filter denies ptrace too),
+ * and as pid 1 of the pid namespace it ignores every signal sent from
+ * inside. Each exec child keeps only the three stdio fds its own client
+ * sent; the listening socket and other clients' connections are closed
+ * before it executes anything.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/sandbox.h"
+#include "runtime/session.h"
+
+#define MAX_CONNS 512
+
+struct conn {
+	int fd;
+	pid_t pid; /* the exec's process (and session and group) id, or 0 */
+};
+
+static struct conn conns[MAX_CONNS];
+static int nconns;
+static long long last_activity_ms;
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static int running_execs(void)
+{
+	int n = 0;
+	for (int i = 0; i < nconns; i++)
+		n += conns[i].pid > 0;
+	return n;
+}
+
+/* Signal an exec's whole tree: its process group, and every process still
+ * in its session (a child that made its own process group stays in the
+ * session). Processes that called setsid themselves are detached on
+ * purpose (background jobs that outlive one exec) and are left alone. */
+static void signal_exec(pid_t sid, int sig)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	(void)kill(-sid, sig);
+	while (d && (e = readdir(d))) {
+		char path[64], buf[512], *p;
+		pid_t pid = (pid_t)atoi(e->d_name);
+		FILE *f;
+		int fields;
+		long s = 0;
+
+		if (pid <= 1)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		if (!(f = fopen(path, "re")))
+			continue;
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		/* ") S ppid pgrp session" */
+		fields = p ? sscanf(p, ") %*c %*d %*d %ld", &s) : 0;
+		if (fields == 1 && s == sid)
+			(void)kill(pid, sig);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void drop_conn(int i)
+{
+	if (conns[i].pid > 0)
+		signal_exec(conns[i].pid, SIGKILL); /* its client went away */
+	close(conns[i].fd);
+	conns[i] = conns[--nconns];
+}
+
+static void reply(int fd, enum session_msg type, int value, const char *text)
+{
+	struct session_msg_hdr h = {.type = type, .value = value};
+	(void)session_send(fd, &h, text, text ? strlen(text) + 1 : 0, NULL, 0);
+}
+
+/* In the forked child: become the requested command, or report why not. */
+__attribute__((noreturn)) static void exec_child(struct sandbox *sb, int connfd, char *payload,
+						 size_t len, const struct session_msg_hdr *h,
+						 const int *fds)
+{
+	const struct kj_config *cfg = sb->cfg;
+	char **argv = calloc(h->nargv + 1, sizeof(char *));
+	size_t nbase = 0, n = 0;
+	const char *cwd = NULL;
+	struct kj_err err = {0};
+	char **envp, *p = payload;
+	int e;
+
+	for (char **q = sb->envp; *q; q++)
+		nbase++;
+	envp = calloc(nbase + h->nenv + 1, sizeof(char *));
+	if (!argv || !envp)
+		_exit(KJ_EXIT_SETUP);
+	for (uint32_t i = 0; i < h->nargv; i++, p += strlen(p) + 1)
+		argv[i] = p;
+	for (size_t i = 0; i < nbase; i++)
+		envp[n++] = sb->envp[i];
+	for (uint32_t i = 0; i < h->nenv; i++, p += strlen(p) + 1) {
+		size_t k = strcspn(p, "=");
+		size_t j;
+		for (j = 0; j < n; j++)
+			if (!strncmp(envp[j], p, k + 1))
+				break;
+		envp[j] = p;
+		n += j == n;
+	}
+	if (p < payload + len && *p)
+		cwd = p;
+	setsid();
+	for (int i = 0; i < 3; i++)
+		if (fds[i] != i && dup2(fds[i], i) < 0)
+			_exit(KJ_EXIT_SETUP);
+	/* --cwd: absolute inside the sandbox, or relative to the workspace. */
+	if (chdir(cfg->workspace.dest) < 0 || (cwd && chdir(cwd) < 0)) {
+		kj_fail(&err, "cwd", errno, NULL, "cd %s", cwd ? cwd : cfg->workspace.dest);
+		reply(connfd, SESSION_FAILED, KJ_EXIT_SETUP, err.msg);
+		_exit(KJ_EXIT_SETUP);
+	}
+	/* Same confinement as a one-shot command; only the client's stdio and
+	 * its own connection (close-on-exec, to report an exec failure)
+	 * survive: no other client's fd, not the listening socket. */
+	if (command_confine(sb, connfd, &err) == 0) {
+		e = exec_search(argv, envp);
+		kj_fail(&err, "exec", e, NULL, "%s", argv[0]);
+		err.exit_code = e == ENOENT ? KJ_EXIT_NOTFOUND : KJ_EXIT_NOEXEC;
+	}
+	reply(connfd, SESSION_FAILED, err.exit_code ? err.exit_code : KJ_EXIT_SETUP, err.msg);
+	_exit(err.exit_code ? err.exit_code : KJ_EXIT_SETUP);
+}
+
+static void handle_request(struct sandbox *sb, int i)
+{
+	static char payload[SESSION_MSG_MAX];
+	struct session_msg_hdr h;
+	size_t len = sizeof(payload) - 1;
+	int fds[3], nfds = 0, rc;
+	pid_t pid;
+
+	rc = session_recv(conns[i].fd, &h, payload, &len, fds, &nfds);
+	if (rc < 0) {
+		for (int k = 0; k < nfds; k++)
+			close(fds[k]);
+		drop_conn(i);
+		return;
+	}
+	payload[len] = '\0';
+	last_activity_ms = now_ms();
+	switch (h.type) {
+	case SESSION_EXEC:
+		if (nfds != 3 || h.nargv == 0 || conns[i].pid) {
+			reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, "malformed exec request");
+			break;
+		}
+		pid = fork();
+		if (pid == 0)
+			exec_child(sb, conns[i].fd, payload, len, &h, fds);
+		if (pid < 0)
+			reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, "fork failed");
+		else
+			conns[i].pid = pid;
+		break;
+	case SESSION_SIGNAL:
+		if (conns[i].pid > 0 && h.value > 0 && h.value < 65)
+			signal_exec(conns[i].pid, h.value);
+		break;
+	case SESSION_INFO: {
+		struct session_msg_hdr r = {.type = SESSION_REPLY};
+		r.a = (uint64_t)running_execs();
+		r.b = (uint64_t)(now_ms() - last_activity_ms);
+		(void)session_send(conns[i].fd, &r, NULL, 0, NULL, 0);
+		break;
+	}
+	case SESSION_STOP:
+		reply(conns[i].fd, SESSION_REPLY, 0, NULL);
+		_exit(0); /* the pid namespace, and everything in it, goes */
+	default:
+		break;
+	}
+	for (int k = 0; k < nfds; k++)
+		close(fds[k]);
+}
+
+static void reap(void)
+{
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+		for (int i = 0; i < nconns; i++)
+			if (conns[i].pid == pid) {
+				int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+				reply(conns[i].fd, SESSION_EXITED, code, NULL);
+				conns[i].pid = 0;
+				last_activity_ms = now_ms();
+			}
+}
+
+void session_serve(struct sandbox *sb, int listenfd)
+{
+	struct pollfd pfd[MAX_CONNS + 4];
+	uint64_t idle = sb->cfg->idle_timeout_ms;
+	sigset_t set;
+	int sfd, tfd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (sfd < 0 || tfd < 0)
+		_exit(KJ_EXIT_SETUP);
+	if (idle) {
+		/* Check for idleness a few times per idle period. */
+		uint64_t tick = idle / 4 ? idle / 4 : 1;
+		struct itimerspec its = {
+			.it_value = {.tv_sec = (time_t)(tick / 1000), .tv_nsec = (long)(tick % 1000) * 1000000L},
+			.it_interval = {.tv_sec = (time_t)(tick / 1000), .tv_nsec = (long)(tick % 1000) * 1000000L},
+		};
+		timerfd_settime(tfd, 0, &its, NULL);
+	}
+	last_activity_ms = now_ms();
+	/* Ready: closing the setup channel tells the supervisor so. */
+	close(sb->chan[1]);
+	for (;;) {
+		int n = 0;
+		pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = sb->ctl[0], .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = tfd, .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = nconns < MAX_CONNS ? listenfd : -1, .events = POLLIN};
+		for (int i = 0; i < nconns; i++)
+			pfd[n++] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
+		if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR)
+			_exit(KJ_EXIT_SETUP);
+		if (pfd[0].revents) {
+			struct signalfd_siginfo si;
+			(void)!read(sfd, &si, sizeof(si));
+			reap();
+		}
+		if (pfd[1].revents) {
+			unsigned char msg[2];
+			if (read(sb->ctl[0], msg, sizeof(msg)) <= 0)
+				_exit(0); /* the supervisor is gone: so is the session */
+			if (msg[0] == INIT_TO_ALL)
+				(void)kill(-1, msg[1]);
+		}
+		if (pfd[2].revents) {
+			uint64_t ticks;
+			(void)!read(tfd, &ticks, sizeof(ticks));
+			if (idle && running_execs() == 0 && now_ms() - last_activity_ms >= (long long)idle)
+				_exit(0);
+		}
+		if (pfd[3].revents) {
+			int c = accept4(listenfd, NULL, NULL, SOCK_CLOEXEC);
+			if (c >= 0)
+				conns[nconns++] = (struct conn){.fd = c};
+		}
+		/* Walk backwards: handling may drop (swap-remove) a connection. */
+		for (int i = n - 5; i >= 0; i--)
+			if (i < nconns && pfd[4 + i].revents)
+				handle_request(sb, i);
+	}
+}

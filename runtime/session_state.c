@@ -1,0 +1,175 @@
+/* Where sessions live and what is recorded about them.
+ *
+ * Root: /run/kjail. Others: $XDG_RUNTIME_DIR/kjail, or /tmp/kjail-<uid>
+ * when that is unset. The directory is the owner's alone (0700): another
+ * user can neither list the sessions nor reach their sockets. A directory
+ * planted in /tmp by someone else under the expected name is refused, not
+ * used (a shared /tmp is where such traps are laid).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/session.h"
+
+int session_check_name(const char *name, struct kj_err *err)
+{
+	size_t n = strlen(name);
+	bool ok = n >= 1 && n <= SESSION_NAME_MAX && isalnum((unsigned char)name[0]);
+
+	for (size_t i = 1; ok && i < n; i++)
+		ok = isalnum((unsigned char)name[i]) || strchr("_.-", name[i]);
+	if (!ok)
+		return kj_fail(err, "session", 0,
+			       "a name is 1 to 64 of A-Z a-z 0-9 _ . -, starting with a letter or digit",
+			       "invalid session name '%.80s'", name);
+	return 0;
+}
+
+static int ensure_private_dir(const char *dir, struct kj_err *err)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return kj_fail(err, "session", errno, NULL, "create %s", dir);
+	if (lstat(dir, &st) < 0)
+		return kj_fail(err, "session", errno, NULL, "%s", dir);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+		return kj_fail(err, "session", 0, "remove it; kjail recreates it with mode 0700",
+			       "%s is not a private directory of yours", dir);
+	return 0;
+}
+
+int session_dir(char *buf, size_t len, struct kj_err *err)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	int n;
+
+	if (geteuid() == 0)
+		n = snprintf(buf, len, "/run/kjail");
+	else if (xdg && xdg[0] == '/')
+		n = snprintf(buf, len, "%s/kjail", xdg);
+	else
+		n = snprintf(buf, len, "/tmp/kjail-%u", (unsigned)geteuid());
+	if (n < 0 || (size_t)n >= len)
+		return kj_fail(err, "session", ENAMETOOLONG, NULL, "state directory");
+	return ensure_private_dir(buf, err);
+}
+
+int session_path(char *buf, size_t len, const char *name, const char *suffix,
+		 struct kj_err *err)
+{
+	char dir[256];
+	int n;
+
+	if (session_dir(dir, sizeof(dir), err))
+		return -EINVAL;
+	n = snprintf(buf, len, "%s/%s.%s", dir, name, suffix);
+	if (n < 0 || (size_t)n >= len)
+		return kj_fail(err, "session", ENAMETOOLONG, NULL, "%s", name);
+	return 0;
+}
+
+int session_record_write(const struct session_record *rec, struct kj_err *err)
+{
+	char path[512], tmp[520];
+	FILE *f;
+
+	if (session_path(path, sizeof(path), rec->name, "state", err))
+		return -EINVAL;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return kj_fail(err, "session", errno, NULL, "write %s", tmp);
+	fprintf(f, "supervisor=%d\ncreated=%lld\nstate=%s\nworkspace=%s\nprofile=%s\ncgroup=%s\nidle_ms=%llu\n"
+		   "timeout_ms=%llu\nkill_grace_ms=%llu\noutput_limit=%llu\n",
+		(int)rec->supervisor, rec->created, rec->state, rec->workspace, rec->profile,
+		rec->cgroup, (unsigned long long)rec->idle_ms, (unsigned long long)rec->timeout_ms,
+		(unsigned long long)rec->kill_grace_ms, (unsigned long long)rec->output_limit);
+	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+		unlink(tmp);
+		return kj_fail(err, "session", errno, NULL, "write %s", path);
+	}
+	return 0;
+}
+
+int session_record_read(const char *name, struct session_record *rec, struct kj_err *err)
+{
+	char path[512], line[4200];
+	FILE *f;
+
+	memset(rec, 0, sizeof(*rec));
+	if (session_path(path, sizeof(path), name, "state", err))
+		return -EINVAL;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ENOENT : kj_fail(err, "session", errno, NULL, "read %s", path);
+	snprintf(rec->name, sizeof(rec->name), "%s", name);
+	while (fgets(line, sizeof(line), f)) {
+		char *eq = strchr(line, '='), *v;
+		if (!eq)
+			continue;
+		*eq = '\0';
+		v = eq + 1;
+		v[strcspn(v, "\n")] = '\0';
+		if (!strcmp(line, "supervisor"))
+			rec->supervisor = (pid_t)atoi(v);
+		else if (!strcmp(line, "created"))
+			rec->created = atoll(v);
+		else if (!strcmp(line, "state"))
+			snprintf(rec->state, sizeof(rec->state), "%s", v);
+		else if (!strcmp(line, "workspace"))
+			snprintf(rec->workspace, sizeof(rec->workspace), "%s", v);
+		else if (!strcmp(line, "profile"))
+			snprintf(rec->profile, sizeof(rec->profile), "%s", v);
+		else if (!strcmp(line, "cgroup"))
+			snprintf(rec->cgroup, sizeof(rec->cgroup), "%s", v);
+		else if (!strcmp(line, "idle_ms"))
+			rec->idle_ms = strtoull(v, NULL, 10);
+		else if (!strcmp(line, "timeout_ms"))
+			rec->timeout_ms = strtoull(v, NULL, 10);
+		else if (!strcmp(line, "kill_grace_ms"))
+			rec->kill_grace_ms = strtoull(v, NULL, 10);
+		else if (!strcmp(line, "output_limit"))
+			rec->output_limit = strtoull(v, NULL, 10);
+	}
+	fclose(f);
+	return 0;
+}
+
+void session_forget(const char *name)
+{
+	/* The lock file stays: removing it under a waiting `create` would
+	 * let a second one take a fresh lock on the same name. */
+	static const char *const suffixes[] = {"state", "sock", NULL};
+	char path[512];
+	struct kj_err ignored;
+
+	for (int i = 0; suffixes[i]; i++)
+		if (session_path(path, sizeof(path), name, suffixes[i], &ignored) == 0)
+			unlink(path);
+}
+
+bool session_supervisor_alive(const struct session_record *rec)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+
+	if (rec->supervisor <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)rec->supervisor);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	/* A recycled pid is not our supervisor (it must still be a kjail),
+	 * and a zombie is no supervisor either. */
+	return p && strstr(buf, "(kjail)") && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}

@@ -1,0 +1,143 @@
+#!/bin/bash
+# Persistent sessions: create once, exec many times.
+. "$(dirname "$0")/../lib.sh"
+
+# Each test run gets its own state directory (XDG_RUNTIME_DIR for the
+# unprivileged user; root's is /run/kjail, so names carry $$).
+if [ "$KJ_AS" = user ]; then
+	export XDG_RUNTIME_DIR=$T/xdg
+	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR" && chown "$KJ_USER" "$XDG_RUNTIME_DIR"
+fi
+# Options that shape a sandbox go to create (on this host
+# KJ_EXEC_ARGS holds the no-limits pair); single execs carry none.
+CREATE_ARGS=$KJ_EXEC_ARGS
+KJ_EXEC_ARGS=
+S=kjt-$$
+cleanup_sessions() { for s in "$S" "$S-b" "$S-idle" "$S-c"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
+trap 'cleanup_sessions; _cleanup' EXIT
+
+kj create $CREATE_ARGS "$S"
+expect_rc create_returns_ready 0
+kj exec -s "$S" -- sh -c 'echo hello; echo err >&2; exit 3'
+is "$out|$err|$rc" "hello|err|3" exec_into_session_output_and_status
+kj exec -s "$S" -- sh -c 'echo state > /tmp/f; export X=1'
+kj exec -s "$S" -- cat /tmp/f
+is "$out" state tmp_state_carries_between_execs
+kj exec -s "$S" -- sh -c 'setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo started'
+kj exec -s "$S" -- sh -c 'ps -eo args | grep -c "^sleep 1000"'
+is "$out" 1 background_process_survives_between_execs
+kj exec -s "$S" -- hostname
+is "$out" kjail session_is_a_sandbox
+kj exec -s "$S" -- pwd
+is "$out" "$WS" session_exec_starts_in_workspace
+kj exec -s "$S" --cwd /tmp -- pwd
+is "$out" /tmp cwd_option
+kj exec -s "$S" --setenv FOO=bar -- sh -c 'echo $FOO'
+is "$out" bar setenv_per_exec
+kj exec -s "$S" -- grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status
+is "$(echo $out | tr -s '\t ' ' ')" "CapEff: 0000000000000000 NoNewPrivs: 1 Seccomp: 2" exec_gets_same_privileges
+kj exec -s "$S" -- nosuchcommand
+expect_rc exec_not_found_127 127
+like "$err" "kjail: exec: nosuchcommand: No such file or directory" exec_not_found_message
+kj exec -s "$S" -- sh -c 'kill -9 $$'
+expect_rc exec_signal_status 137
+
+t0=$(date +%s%N)
+kj exec -s "$S" --timeout 1 --kill-grace 1 -- sh -c 'sleep 30'
+t1=$(date +%s%N)
+expect_rc per_exec_timeout_124 124
+like "$err" "timed out after 1s" per_exec_timeout_message
+ok "per_exec_timeout_prompt ($(( (t1 - t0) / 1000000 )) ms)" test $(( (t1 - t0) / 1000000 )) -lt 4000
+kj exec -s "$S" -- cat /tmp/f
+is "$out" state timeout_kills_only_that_exec
+
+kj exec -s "$S" --output-limit 1000 -- sh -c 'head -c 100000 /dev/zero | tr "\0" x'
+is "${#out}" 1000 output_limit_per_exec
+like "$err" "stdout truncated after 1000 bytes \(99000 bytes dropped\)" output_limit_message
+
+# 20 concurrent execs into one session each get their own output and status.
+for i in $(seq 20); do
+	( as_caller "$KJAIL" exec -s "$S" -- sh -c "sleep 0.2; echo out-$i; exit $i" > "$T/c$i.out" 2>/dev/null; echo $? > "$T/c$i.rc" ) &
+done
+wait
+bad=0
+for i in $(seq 20); do
+	[ "$(cat "$T/c$i.out")" = "out-$i" ] && [ "$(cat "$T/c$i.rc")" = "$i" ] || bad=$((bad + 1))
+done
+is "$bad" 0 twenty_concurrent_execs_own_output_and_status
+
+kj ls
+like "$out" "$S +running" ls_shows_running
+kj ls --json
+like "$out" "\"name\":\"$S\",\"state\":\"running\"" ls_json
+
+# Sessions are isolated from each other.
+kj create $CREATE_ARGS "$S-b"
+kj exec -s "$S-b" -- sh -c 'cat /tmp/f 2>/dev/null; ps -eo args | grep -c "^sleep 1000"'
+is "$out" 0 sessions_isolated_from_each_other
+
+# Bad input.
+kj create $CREATE_ARGS "$S"
+expect_rc create_existing_name_125 125
+like "$err" "session '$S' exists" create_existing_name_message
+kj create $CREATE_ARGS "-bad"
+expect_rc bad_name_125 125
+kj create $CREATE_ARGS "a/b"
+expect_rc bad_name_slash_125 125
+like "$err" "invalid session name" bad_name_message
+kj exec -s "nosuch-$$" -- true
+expect_rc unknown_session_125 125
+like "$err" "no running session 'nosuch-$$'" unknown_session_message
+
+# A second user cannot reach the first user's sessions.
+if [ "$KJ_AS" = root ]; then
+	OUT=$(setpriv --reuid=nobody --regid=nogroup --clear-groups env XDG_RUNTIME_DIR=/nonexistent-x "$KJAIL" exec -s "$S" -- true 2>&1; echo rc=$?)
+	like "$OUT" "rc=125" other_user_cannot_exec_into_root_session
+	ok other_user_cannot_read_state_dir test "$(stat -c %a /run/kjail)" = 700
+else
+	ok other_user_state_dir_private test "$(stat -c %a "$XDG_RUNTIME_DIR/kjail")" = 700
+	OUT=$(env -u XDG_RUNTIME_DIR "$KJAIL" ls 2>&1)
+	unlike "$OUT" "$S" root_does_not_list_user_sessions_by_default
+fi
+
+# stop kills everything; the record stays until rm.
+kj stop "$S"
+expect_rc stop_ok 0
+kj ls
+like "$out" "$S +stopped" stopped_session_listed
+alive=$(for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline 2>/dev/null | grep -q "^sleep 1000 " && echo x; done | wc -l)
+kj exec -s "$S" -- true
+expect_rc exec_into_stopped_125 125
+kj rm "$S"
+kj ls
+unlike "$out" "$S " rm_forgets
+# (the other session still has no sleep, so any left would be from $S)
+is "$alive" 0 stop_kills_background_processes
+
+# --create recreates.
+kj exec -s "$S-c" --create $CREATE_ARGS -- echo made
+is "$out" made exec_create_creates_session
+
+# SIGKILL of the supervisor: every process dies, ls says dead, gc cleans.
+kj exec -s "$S-b" -- sh -c 'setsid sleep 1001 </dev/null >/dev/null 2>&1 &'
+sup=$(as_caller "$KJAIL" ls --json | python3 -c "import json,sys; print([s['pid'] for s in json.load(sys.stdin) if s['name']=='$S-b'][0])")
+kill -9 "$sup"
+sleep 0.5
+left=$(for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline 2>/dev/null | grep -q "^sleep 1001 " && echo x; done | wc -l)
+is "$left" 0 supervisor_sigkill_leaves_no_process
+kj ls
+like "$out" "$S-b +dead" ls_shows_dead
+kj gc
+like "$out" "removed session $S-b" gc_cleans_dead_session
+kj ls
+unlike "$out" "$S-b " gc_forgot_it
+
+# Idle timeout stops a session.
+kj create $CREATE_ARGS --idle-timeout 1s "$S-idle"
+sleep 2.5
+kj ls
+like "$out" "$S-idle +stopped" idle_timeout_stops_session
+kj exec -s "$S-idle" --create $CREATE_ARGS -- echo again
+is "$out" again create_recreates_after_idle_stop
+
+done_testing
