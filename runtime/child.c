@@ -155,9 +155,8 @@ int exec_search(char **argv, char **envp)
 	return found_err ? found_err : ENOENT;
 }
 
-int command_confine(struct sandbox *sb, int keep_fd, struct kj_err *err)
+void command_signals_default(void)
 {
-	const struct kj_config *cfg = sb->cfg;
 	sigset_t none;
 
 	sigemptyset(&none);
@@ -167,6 +166,22 @@ int command_confine(struct sandbox *sb, int keep_fd, struct kj_err *err)
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			(void)signal(sig, SIG_DFL);
+}
+
+void command_close_fds(int keep_fd)
+{
+	/* Only 0, 1 and 2 reach the command (CVE-2024-21626: a leaked host
+	 * fd is a way out). keep_fd stays, close-on-exec, to report an exec
+	 * failure. */
+	if (keep_fd > 3)
+		syscall(SYS_close_range, 3, keep_fd - 1, 0);
+	syscall(SYS_close_range, keep_fd < 0 ? 3 : keep_fd + 1, ~0U, 0);
+}
+
+int command_walls(struct sandbox *sb, struct kj_err *err)
+{
+	const struct kj_config *cfg = sb->cfg;
+
 	/* Landlock, on the sandbox's paths (after pivot_root) and stdio: a
 	 * writable spot the mount tree leaves by mistake is still denied.
 	 * --net proxy: TCP only to the relay, so a command that ignores the
@@ -175,12 +190,6 @@ int command_confine(struct sandbox *sb, int keep_fd, struct kj_err *err)
 	if (landlock_enforce(cfg, sb->landlock_abi, cfg->net == KJ_NET_PROXY ? KJ_PROXY_PORT : -1, err))
 		return -EINVAL;
 	kj_trace("command: landlock enforced");
-	/* Only 0, 1 and 2 reach the command (CVE-2024-21626: a leaked host
-	 * fd is a way out). keep_fd stays, close-on-exec, to report an exec
-	 * failure. */
-	if (keep_fd > 3)
-		syscall(SYS_close_range, 3, keep_fd - 1, 0);
-	syscall(SYS_close_range, keep_fd + 1, ~0U, 0);
 	/* Loaded last: after this, no mount, namespace or privilege change
 	 * is possible, so every earlier step had to be done already. */
 	return kj_seccomp_load(sb->seccomp, err);
@@ -202,7 +211,9 @@ __attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave
 		child_die(sb, (kj_fail(&err, "stdio", errno, NULL, "install stdin/stdout/stderr"), &err));
 	if (enter_workspace(cfg, &err))
 		child_die(sb, &err);
-	if (command_confine(sb, sb->chan[1], &err))
+	command_signals_default();
+	command_close_fds(sb->chan[1]);
+	if (command_walls(sb, &err))
 		child_die(sb, &err);
 	kj_trace("command: seccomp loaded, exec");
 	e = exec_search(cfg->argv, sb->envp);

@@ -45,9 +45,12 @@ void sandbox_release(struct sandbox *sb);
 
 /* Command side: execute argv like a shell would (returns the errno). */
 int exec_search(char **argv, char **envp);
-/* Command side, last steps before exec: signals to default, Landlock,
- * only fds 0-2 (and keep_fd) left, seccomp. */
-int command_confine(struct sandbox *sb, int keep_fd, struct kj_err *err);
+/* Command side, the last steps before exec: every signal at its default
+ * and unblocked; only fds 0-2 (and keep_fd, -1 for none) left open; then
+ * the walls: Landlock and the seccomp filter. */
+void command_signals_default(void);
+void command_close_fds(int keep_fd);
+int command_walls(struct sandbox *sb, struct kj_err *err);
 
 /* Child: build the sandbox, start COMMAND, become its init. Never returns. */
 __attribute__((noreturn)) void sandbox_child(struct sandbox *sb);

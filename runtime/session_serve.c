@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/channel.h"
 #include "runtime/sandbox.h"
 #include "runtime/session.h"
 
@@ -144,14 +145,19 @@ __attribute__((noreturn)) static void exec_child(struct sandbox *sb, int connfd,
 		reply(connfd, SESSION_FAILED, KJ_EXIT_SETUP, err.msg);
 		_exit(KJ_EXIT_SETUP);
 	}
-	/* Same confinement as a one-shot command; only the client's stdio and
-	 * its own connection (close-on-exec, to report an exec failure)
-	 * survive: no other client's fd, not the listening socket. */
-	if (command_confine(sb, connfd, &err) == 0) {
-		e = exec_search(argv, envp);
-		kj_fail(&err, "exec", e, NULL, "%s", argv[0]);
-		err.exit_code = e == ENOENT ? KJ_EXIT_NOTFOUND : KJ_EXIT_NOEXEC;
+	/* The walls (Landlock, seccomp) are init's already and inherited.
+	 * Only the client's stdio and its own connection (close-on-exec, to
+	 * report an exec failure) survive: no other client's fd, not the
+	 * listening socket. */
+	{
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 	}
+	command_close_fds(connfd);
+	e = exec_search(argv, envp);
+	kj_fail(&err, "exec", e, NULL, "%s", argv[0]);
+	err.exit_code = e == ENOENT ? KJ_EXIT_NOTFOUND : KJ_EXIT_NOEXEC;
 	reply(connfd, SESSION_FAILED, err.exit_code ? err.exit_code : KJ_EXIT_SETUP, err.msg);
 	_exit(err.exit_code ? err.exit_code : KJ_EXIT_SETUP);
 }
@@ -247,6 +253,18 @@ void session_serve(struct sandbox *sb, int listenfd)
 		timerfd_settime(tfd, 0, &its, NULL);
 	}
 	last_activity_ms = now_ms();
+	/* A session's init puts the command walls (Landlock, the seccomp
+	 * filter) on itself, once: every exec child inherits them, so an
+	 * exec pays for neither. init needs nothing they deny. */
+	{
+		struct kj_err err = {0};
+		command_signals_default();
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		if (command_walls(sb, &err)) {
+			(void)channel_send_err(sb->chan[1], &err);
+			_exit(KJ_EXIT_SETUP);
+		}
+	}
 	/* Ready: closing the setup channel tells the supervisor so. */
 	close(sb->chan[1]);
 	for (;;) {

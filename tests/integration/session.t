@@ -66,6 +66,21 @@ for i in $(seq 20); do
 done
 is "$bad" 0 twenty_concurrent_execs_own_output_and_status
 
+# Threat model: what a process inside a session can and cannot do.
+kj exec -s "$S" -- sh -c 'kill -9 1; kill -TERM 1; sleep 0.2; echo alive'
+is "$out" alive inside_cannot_kill_session_init
+kj exec -s "$S" -- true
+expect_rc session_survives_signals_to_init 0
+kj exec -s "$S" -- sh -c 'ls -A /run; ls /proc/1/fd 2>&1 | head -1; cat /proc/1/environ 2>&1 | head -c 40'
+unlike "$out" "sock|kjail" control_socket_and_init_fds_unreachable
+like "$out" "Permission denied" init_fds_permission_denied
+kj exec -s "$S" -- "$PROBES/fdcheck"
+expect_rc exec_sees_only_its_own_stdio 0
+kj exec -s "$S" -- sh -c 'cat /proc/1/status | grep -E "^(CapEff|NoNewPrivs|Seccomp):" | tr -s "\t" " " | tr "\n" " "'
+is "$out" "CapEff: 0000000000000000 NoNewPrivs: 1 Seccomp: 2 " session_init_itself_confined
+kj exec -s "$S" -- python3 -c 'import ctypes; l=ctypes.CDLL(None); print(l.ptrace(16, 1, 0, 0))'
+is "$out" -1 ptrace_of_init_refused
+
 kj ls
 like "$out" "$S +running" ls_shows_running
 kj ls --json
@@ -75,6 +90,17 @@ like "$out" "\"name\":\"$S\",\"state\":\"running\"" ls_json
 kj create $CREATE_ARGS "$S-b"
 kj exec -s "$S-b" -- sh -c 'cat /tmp/f 2>/dev/null; ps -eo args | grep -c "^sleep 1000"'
 is "$out" 0 sessions_isolated_from_each_other
+
+# Twenty sessions at once.
+for i in $(seq 20); do
+	( as_caller "$KJAIL" create $CREATE_ARGS "$S-m$i" >/dev/null 2>&1 &&
+	  as_caller "$KJAIL" exec -s "$S-m$i" -- sh -c "echo m$i > /tmp/id; cat /tmp/id" > "$T/m$i.out" 2>&1 ) &
+done
+wait
+bad=0
+for i in $(seq 20); do [ "$(cat "$T/m$i.out")" = "m$i" ] || bad=$((bad + 1)); done
+is "$bad" 0 twenty_sessions_at_once
+for i in $(seq 20); do as_caller "$KJAIL" rm "$S-m$i" >/dev/null 2>&1; done
 
 # Bad input.
 kj create $CREATE_ARGS "$S"
