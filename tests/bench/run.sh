@@ -34,3 +34,61 @@ PY
 printf 'kjail peak RSS: %s KiB (GNU time: kjail and the processes it reaped)\n' \
 	"$(/usr/bin/time -f %M "$KJAIL" exec --quiet $limits -- /bin/true 2>&1 >/dev/null | tail -1)"
 printf '/bin/true peak RSS: %s KiB\n' "$(/usr/bin/time -f %M /bin/true 2>&1 | tail -1)"
+
+# --- Sessions: exec into a running session vs plain and one-shot.
+echo
+echo "sessions:"
+SESS=bench-$$
+"$KJAIL" create --quiet $limits "$SESS"
+hyperfine -N --style basic -w 30 -r "$RUNS" --export-json "$WS/session.json" \
+	-n session "$KJAIL exec -s $SESS -- /bin/true" \
+	-n one-shot "$KJAIL exec --quiet $limits -- /bin/true" \
+	-n true "/bin/true" >/dev/null
+python3 - "$WS/session.json" <<'PY'
+import json, statistics, sys
+res = {r["command"]: statistics.median(r["times"]) * 1000 for r in json.load(open(sys.argv[1]))["results"]}
+for k in ("session", "one-shot", "true"):
+    print("  %-9s median %6.2f ms" % (k, res[k]))
+print("  session / true     = %.2f  (target <= 2)" % (res["session"] / res["true"]))
+print("  session / one-shot = %.2f" % (res["session"] / res["one-shot"]))
+PY
+# Memory an idle session costs on the host: its supervisor and its init
+# (and its cgroup's memory.current where limits are enforced).
+sup=$("$KJAIL" ls --json | python3 -c "import json,sys; print([s['pid'] for s in json.load(sys.stdin) if s['name']=='$SESS'][0])")
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+init=$(cat "/proc/$sup/task/$sup/children" 2>/dev/null | awk '{print $1}')
+echo "  idle session: supervisor RSS $(rss "$sup") KiB, init RSS $(rss "${init:-0}") KiB (RSS counts shared pages)"
+"$KJAIL" rm "$SESS"
+
+# How many sessions this machine holds at once (start N, default limits
+# where they can be enforced).
+N=${BENCH_SESSIONS:-100}
+before=$(awk '/^MemAvailable/ {print $2}' /proc/meminfo)
+t0=$(date +%s%N)
+ok=0
+for i in $(seq "$N"); do
+	"$KJAIL" create --quiet $limits "$SESS-$i" >/dev/null 2>&1 && ok=$((ok + 1))
+done
+t1=$(date +%s%N)
+after=$(awk '/^MemAvailable/ {print $2}' /proc/meminfo)
+alive=0
+for i in $(seq "$N"); do
+	"$KJAIL" exec -s "$SESS-$i" -- true >/dev/null 2>&1 && alive=$((alive + 1))
+done
+echo "  $ok of $N sessions created in $(( (t1 - t0) / 1000000 )) ms, $alive answer an exec;" \
+	"MemAvailable fell by $(( (before - after) / 1024 )) MiB ($(( (before - after) / (ok > 0 ? ok : 1) )) KiB per session)"
+for i in $(seq "$N"); do "$KJAIL" rm "$SESS-$i" >/dev/null 2>&1; done
+
+# --- The cgroup step: this host has hybrid cgroups, so it is measured in
+# the VM (a real cgroup v2 kernel) when the harness is available.
+echo
+if [ -x "$(command -v qemu-system-x86_64)" ] && [ "${BENCH_VM:-1}" = 1 ]; then
+	echo "cgroup step (in the VM, TCG: absolute times are slow, the ratio is what counts):"
+	sh "$(dirname "$0")/../vm/run.sh" "$KJAIL" 11-limits-cost 2>/dev/null | grep -E '^#  |^ok|^not ok' | sed 's/^/  /'
+else
+	echo "cgroup step: not measured (no qemu; run make test-vm)"
+fi
+
+# --- The egress proxy.
+echo
+sh "$(dirname "$0")/proxy.sh" "$KJAIL" 2>&1 | sed 's/^/  /'
