@@ -3,6 +3,7 @@
 # hyperfine run, with medians and ratios. Not a timed test: it prints.
 set -eu
 KJAIL=$(readlink -f "${1:-build/kjail}")
+HERE=$(cd "$(dirname "$0")" && pwd)
 RUNS=${BENCH_RUNS:-300}
 WS=$(mktemp -d /tmp/kjail-bench.XXXXXX)
 trap 'rm -rf "$WS"' EXIT
@@ -10,10 +11,9 @@ cd "$WS"
 
 echo "machine: $(uname -sr), $(nproc) cores, $(date -u +%Y-%m-%d)"
 echo "kjail: start-up steps of one run (KJAIL_TRACE=1):"
-KJAIL_TRACE=1 "$KJAIL" exec -- /bin/true 2>&1 | sed 's/^/  /'
-
 limits=""
-"$KJAIL" exec --help 2>/dev/null | grep -q -- '--limits' && limits="--limits best-effort"
+"$KJAIL" exec --help 2>/dev/null | grep -q -- '--limits' && limits="--limits best-effort --quiet"
+KJAIL_TRACE=1 "$KJAIL" exec $limits -- /bin/true 2>&1 | sed 's/^/  /'
 
 hyperfine -N --style basic -w 30 -r "$RUNS" --export-json "$WS/bench.json" \
 	-n kjail "$KJAIL exec --quiet $limits -- /bin/true" \
@@ -84,11 +84,11 @@ for i in $(seq "$N"); do "$KJAIL" rm "$SESS-$i" >/dev/null 2>&1; done
 echo
 if [ -x "$(command -v qemu-system-x86_64)" ] && [ "${BENCH_VM:-1}" = 1 ]; then
 	echo "cgroup step (in the VM, TCG: absolute times are slow, the ratio is what counts):"
-	sh "$(dirname "$0")/../vm/run.sh" "$KJAIL" 11-limits-cost 2>/dev/null | grep -E '^#  |^ok|^not ok' | sed 's/^/  /'
+	sh "$HERE/../vm/run.sh" "$KJAIL" 11-limits-cost 2>/dev/null | grep -E '^#  |^ok|^not ok' | sed 's/^/  /'
 else
 	echo "cgroup step: not measured (no qemu; run make test-vm)"
 fi
 
 # --- The egress proxy.
 echo
-sh "$(dirname "$0")/proxy.sh" "$KJAIL" 2>&1 | sed 's/^/  /'
+sh "$HERE/proxy.sh" "$KJAIL" 2>&1 | sed 's/^/  /'
