@@ -355,6 +355,8 @@ int proxy_start(const struct kj_config *cfg, struct kj_proxy **proxy, int *relay
 		return 0;
 	if ((rc = ctx_make(cfg, &px, err)))
 		return rc;
+	if (!px)
+		return kj_fail(err, "net", ENOMEM, NULL, "prepare the proxy");
 	p = calloc(1, sizeof(*p));
 	/* SEQPACKET: one message per connection, one fd in each. */
 	if (!p || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {

@@ -160,7 +160,7 @@ int conf_read(const char *part, const char *path, enum conf_trust trust, char **
 	const char *shown;
 	char *buf;
 	ssize_t n;
-	int fd, e;
+	int fd;
 
 	*text = *real = NULL;
 	*real = realpath(path, NULL);
@@ -173,10 +173,8 @@ int conf_read(const char *part, const char *path, enum conf_trust trust, char **
 	/* Checked before opening (a file closed to us still gets its own
 	 * message), and again on what was opened. */
 	if (stat(*real, &st) < 0) {
-		e = errno;
-		free(*real);
-		*real = NULL;
-		return kj_fail(err, part, e, NULL, "%s", shown);
+		kj_fail(err, part, errno, NULL, "%s", shown);
+		goto fail_nofd; /* shown points into *real: fail first, then free */
 	}
 	if (check_file(part, shown, &st, trust, err) ||
 	    (trust != CONF_PRIVATE && check_dir(part, *real, trust, err))) {
@@ -188,10 +186,8 @@ int conf_read(const char *part, const char *path, enum conf_trust trust, char **
 	 * O_NONBLOCK: a FIFO planted there cannot hang kjail. */
 	fd = open(*real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		e = errno;
-		free(*real);
-		*real = NULL;
-		return kj_fail(err, part, e, NULL, "open %s", shown);
+		kj_fail(err, part, errno, NULL, "open %s", shown);
+		goto fail_nofd;
 	}
 	if (fstat(fd, &st) < 0 || check_file(part, shown, &st, trust, err))
 		goto fail;
@@ -214,14 +210,14 @@ int conf_read(const char *part, const char *path, enum conf_trust trust, char **
 	buf[n] = '\0';
 	if (memchr(buf, '\0', (size_t)n)) {
 		free(buf);
-		free(*real);
-		*real = NULL;
-		return kj_fail(err, part, 0, "configuration files are text", "%s contains a NUL byte", shown);
+		kj_fail(err, part, 0, "configuration files are text", "%s contains a NUL byte", shown);
+		goto fail_nofd;
 	}
 	*text = buf;
 	return 0;
 fail:
 	close(fd);
+fail_nofd:
 	free(*real);
 	*real = NULL;
 	return -EINVAL;

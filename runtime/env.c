@@ -150,9 +150,11 @@ int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 			env_put(env, &n, *e);
 		else if (in_list(cfg->passenv, cfg->npassenv, *e, len)) {
 			if (env_is_secret(*e, len) &&
-			    !in_list(cfg->allow_secret, cfg->nallow_secret, *e, len))
+			    !in_list(cfg->allow_secret, cfg->nallow_secret, *e, len)) {
+				free(env);
 				return kj_fail(err, "env", 0, "add --allow-secret-env NAME if it must pass",
 					       "--env %.*s: the name looks like a secret", (int)len, *e);
+			}
 			env_put(env, &n, *e);
 		}
 	}
@@ -163,8 +165,10 @@ int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 		char *h = env_fmt("HOME", pw ? pw->pw_dir : "/");
 		char *u = pw ? env_fmt("USER", pw->pw_name) : NULL;
 		char *l = pw ? env_fmt("LOGNAME", pw->pw_name) : NULL;
-		if (!h || (pw && (!u || !l)))
+		if (!h || (pw && (!u || !l))) {
+			free(env);
 			return kj_fail(err, "env", ENOMEM, NULL, "build the environment");
+		}
 		env_put(env, &n, h);
 		if (u) {
 			env_put(env, &n, u);

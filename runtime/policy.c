@@ -166,9 +166,11 @@ static int add_rule(struct kj_policy *p, const struct kj_line *ln, struct kj_err
 		return kj_fail(err, "policy", 0, "write deny OPTION [VALUE], max OPTION VALUE or require WHAT",
 			       "%s: '%s' is not a policy rule", line_source(ln, where, sizeof(where)), text);
 	r = realloc(p->rules, (p->n + 1) * sizeof(*r));
-	if (!r || !(rest = strdup(ln->value)))
+	if (!r)
 		return kj_fail(err, "policy", ENOMEM, NULL, "policy");
 	p->rules = r;
+	if (!(rest = strdup(ln->value)))
+		return kj_fail(err, "policy", ENOMEM, NULL, "policy");
 	r = &p->rules[p->n++];
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
@@ -213,7 +215,11 @@ static const char *from(const struct kj_sources *src, const char *opt)
 
 static bool path_within(const char *dir, const char *path)
 {
-	size_t n = strlen(dir);
+	size_t n;
+
+	if (!dir || !path)
+		return false;
+	n = strlen(dir);
 
 	return !strcmp(dir, "/") || (!strncmp(dir, path, n) && (path[n] == '\0' || path[n] == '/'));
 }

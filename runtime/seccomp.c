@@ -114,7 +114,13 @@ struct policy {
 	scmp_filter_ctx ctx; /* NULL until @default */
 	uint32_t def_action;
 	struct kj_err *err;
+	unsigned int nrules; /* libseccomp rules added so far */
 };
+
+/* libseccomp's rule database grows worse than linearly: a policy that
+ * expands to thousands of rules (many != values) would take seconds to
+ * compile, and a policy file is caller input. */
+#define MAX_POLICY_RULES 1024
 
 static int bad(struct policy *p, const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -177,7 +183,7 @@ static int parse_one_value(struct policy *p, const char *s, uint64_t *v)
 static int parse_value(struct policy *p, const char *s, uint64_t *v)
 {
 	char buf[LINE_MAX_LEN], *save = NULL, *part;
-	uint64_t one;
+	uint64_t one = 0;
 	int rc;
 
 	snprintf(buf, sizeof(buf), "%s", s);
@@ -227,7 +233,7 @@ static int parse_cond(struct policy *p, const char *tok, struct scmp_arg_cmp *c)
 {
 	char buf[LINE_MAX_LEN];
 	char *s, *op, *eq, *ne;
-	uint64_t mask = 0, value;
+	uint64_t mask = 0, value = 0;
 	int rc;
 
 	snprintf(buf, sizeof(buf), "%s", tok);
@@ -417,8 +423,12 @@ static int check_int32_conds(struct policy *p, const char *name, uint32_t act,
 static int add_one(struct policy *p, const char *name, int nr, uint32_t act,
 		   unsigned int n, const struct scmp_arg_cmp *c)
 {
-	int rc = seccomp_rule_add_array(p->ctx, act, nr, n, c);
+	int rc;
 
+	if (++p->nrules > MAX_POLICY_RULES)
+		return bad(p, "use fewer rules or fewer != values",
+			   "the policy expands to more than %d rules", MAX_POLICY_RULES);
+	rc = seccomp_rule_add_array(p->ctx, act, nr, n, c);
 	if (rc == -EEXIST)
 		return bad(p, "give overlapping rules for a syscall the same action",
 			   "%s: conflicts with an earlier rule", name);
@@ -439,8 +449,19 @@ static int add_rule(struct policy *p, const char *name, int nr, uint32_t act,
 
 	/* An argument compared more than once, or with a masked != (which
 	 * libseccomp lacks), is expanded into alternatives. */
-	for (i = 0; i < n; i++)
+	int ne_arg = -1;
+
+	for (i = 0; i < n; i++) {
 		count[c[i].arg] += c[i].op == SCMP_CMP_NE && c[i].datum_b ? 2 : 1;
+		/* != on two arguments of one rule sends libseccomp 2.5 into a
+		 * search that takes minutes (found by fuzzing): refuse it. */
+		if (c[i].op == SCMP_CMP_NE) {
+			if (ne_arg >= 0 && ne_arg != (int)c[i].arg)
+				return bad(p, "compare at most one argument with !=",
+					   "!= on arg%d and arg%u in one rule", ne_arg, c[i].arg);
+			ne_arg = (int)c[i].arg;
+		}
+	}
 	for (i = 0; i <= ARG_MAX_INDEX; i++) {
 		if (count[i] < 2)
 			continue;

@@ -83,7 +83,7 @@ int supervise(struct sandbox *sb)
 		}
 		if (exited && !relays_open)
 			break;
-		if (poll(pfd, (nfds_t)(P_RELAY + sb->io.nrelays), -1) < 0) {
+		if (poll(pfd, (nfds_t)P_RELAY + (nfds_t)sb->io.nrelays, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;

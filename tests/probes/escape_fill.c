@@ -17,6 +17,8 @@ int main(int argc, char **argv)
 		BROKEN("usage: escape_fill FILE LIMIT");
 	limit = strtoull(argv[2], NULL, 10);
 	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM))
+		CONTAINED("%s cannot be written at all: %s", argv[1], errname(errno));
 	if (fd < 0)
 		BROKEN("open %s: %s", argv[1], errname(errno));
 	memset(block, 'x', sizeof(block));

@@ -20,8 +20,13 @@ static void abstract_addr(struct sockaddr_un *sa, socklen_t *len, const char *ma
 	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 }
 
+/* A process of the serving sandbox: its argv holds "serve\0MARKER" (this
+ * sandbox's init holds "probe\0MARKER" in its own argv: kjail's). */
 static int other_process(const char *marker)
 {
+	char needle[80];
+	size_t nlen = (size_t)snprintf(needle, sizeof(needle), "serve%c%s", '\0', marker);
+
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	int found = 0;
@@ -37,7 +42,7 @@ static int other_process(const char *marker)
 			continue;
 		n = read(fd, argv, sizeof(argv) - 1);
 		close(fd);
-		if (n > 0 && memmem(argv, (size_t)n, marker, strlen(marker)))
+		if (n > 0 && memmem(argv, (size_t)n, needle, nlen))
 			found = atoi(e->d_name);
 	}
 	if (d)

@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	for (long i = 1; i <= mb; i++) {
-		char *p = malloc(1 << 20);
+		char *p = malloc(1 << 20); /* NOLINT(clang-analyzer-unix.Malloc): kept on purpose, this probe hogs memory */
 		if (!p) {
 			printf("memhog: malloc failed at %ld MiB\n", i);
 			return 2;
