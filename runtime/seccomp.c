@@ -451,23 +451,24 @@ static int add_rule(struct policy *p, const char *name, int nr, uint32_t act,
 	 * libseccomp lacks), is expanded into alternatives. */
 	int ne_arg = -1;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		count[c[i].arg] += c[i].op == SCMP_CMP_NE && c[i].datum_b ? 2 : 1;
-		/* != on two arguments of one rule sends libseccomp 2.5 into a
-		 * search that takes minutes (found by fuzzing): refuse it. */
-		if (c[i].op == SCMP_CMP_NE) {
-			if (ne_arg >= 0 && ne_arg != (int)c[i].arg)
-				return bad(p, "compare at most one argument with !=",
-					   "!= on arg%d and arg%u in one rule", ne_arg, c[i].arg);
-			ne_arg = (int)c[i].arg;
-		}
-	}
 	for (i = 0; i <= ARG_MAX_INDEX; i++) {
 		if (count[i] < 2)
 			continue;
 		if (rep >= 0)
 			return bad(p, "split the line", "only one argument may be compared more than once");
 		rep = i;
+	}
+	/* != on two arguments of one rule sends libseccomp 2.5 into a search
+	 * that takes minutes (found by fuzzing): refuse it. */
+	for (i = 0; i < n; i++) {
+		if (c[i].op != SCMP_CMP_NE)
+			continue;
+		if (ne_arg >= 0 && ne_arg != (int)c[i].arg)
+			return bad(p, "compare at most one argument with !=",
+				   "!= on arg%d and arg%u in one rule", ne_arg, c[i].arg);
+		ne_arg = (int)c[i].arg;
 	}
 	if (rep < 0)
 		return (rc = check_int32_conds(p, name, act, c, n)) < 0

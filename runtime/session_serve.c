@@ -28,6 +28,7 @@
 #include "runtime/channel.h"
 #include "runtime/sandbox.h"
 #include "runtime/session.h"
+#include "runtime/stdio.h"
 
 #define MAX_CONNS 512
 
@@ -184,6 +185,18 @@ static void handle_request(struct sandbox *sb, int i)
 		if (nfds != 3 || h.nargv == 0 || conns[i].pid) {
 			reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, "malformed exec request");
 			break;
+		}
+		{
+			/* Checked here too: the client is another process. */
+			struct kj_err bad = {0};
+			int k;
+			for (k = 0; k < 3 && !stdio_fd_check(fds[k], "a stdio fd", &bad); k++)
+				;
+			if (k < 3) {
+				reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, bad.msg);
+				reply(conns[i].fd, SESSION_EXITED, KJ_EXIT_SETUP, NULL);
+				break;
+			}
 		}
 		pid = fork();
 		if (pid == 0)

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void add_relay(struct stdio_plan *io, int from, int to, const char *name,
@@ -20,6 +21,20 @@ static void add_relay(struct stdio_plan *io, int from, int to, const char *name,
 	r->limit = cfg->output_limit;
 }
 
+int stdio_fd_check(int fd, const char *name, struct kj_err *err)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+
+	/* A directory (or O_PATH) fd handed in as stdio names a place on the
+	 * host's own mounts: openat(fd, "..") walks the host's file system
+	 * from inside (the CVE-2024-21626 class, through stdio). */
+	if ((fl >= 0 && (fl & O_PATH)) || (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)))
+		return kj_fail(err, "stdio", 0, "redirect from a file, a pipe or /dev/null",
+			       "%s is a directory: it would open the host's file system to the command", name);
+	return 0;
+}
+
 int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct kj_err *err)
 {
 	static const char *const names[3] = {NULL, "stdout", "stderr"};
@@ -31,6 +46,8 @@ int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct k
 	io->limited = cfg->output_limited;
 	io->limit = cfg->output_limit;
 	for (int i = 0; i < 3; i++) {
+		if (stdio_fd_check(i, i == 0 ? "stdin" : i == 1 ? "stdout" : "stderr", err))
+			return -EINVAL;
 		tty[i] = isatty(i);
 		io->child_only[i] = -1;
 		io->child_fd[i] = i;

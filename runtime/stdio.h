@@ -37,6 +37,8 @@ struct stdio_plan {
 	uint64_t limit;
 };
 
+/* Refuse an fd that must not become the command's stdio (a directory). */
+int stdio_fd_check(int fd, const char *name, struct kj_err *err);
 int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct kj_err *err);
 /* Parent, after clone: close the child's ends. */
 void stdio_parent_close_child_ends(struct stdio_plan *io);

@@ -12,7 +12,20 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 sh tests/probes/build.sh "$PROBES" || exit 1
-# The unprivileged user must be able to reach the binary and the probes.
+# The probes (and kjail, which some attacks aim at) must be visible inside
+# the sandboxes: a clone under /tmp is not (the sandbox's /tmp is its
+# own), so both are staged in a directory of the suite's own under
+# /var/tmp, reachable by the unprivileged user too, and removed at exit.
+stage=$(mktemp -d /var/tmp/kjail-tests.XXXXXX) || exit 1
+trap 'rm -rf "$stage"' EXIT
+mkdir "$stage/probes"
+find "$PROBES" -maxdepth 1 -type f -perm -u+x -exec cp {} "$stage/probes/" \;
+cp "$KJAIL" "$stage/kjail"
+chmod -R a+rX "$stage"
+chmod 755 "$stage"
+KJAIL=$stage/kjail
+PROBES=$stage/probes
+export KJAIL PROBES
 chmod -R a+rX build
 
 # On a host where cgroup v2 cannot enforce limits (hybrid cgroups), the
@@ -33,7 +46,10 @@ for t in tests/integration/*.t tests/escape/*.t; do
 done
 chmod -R a+rX build
 set -- tests/unit/*.sh tests/integration/*.t tests/escape/*.t "$as_user"/*.t
-[ -n "${KJ_SANITIZE:-}" ] || exec prove -f --exec bash "$@"
+if [ -z "${KJ_SANITIZE:-}" ]; then
+	prove -f --exec bash "$@"
+	exit $?
+fi
 
 # make test SANITIZE=1: the same suite on kjail built with ASan and UBSan
 # (every UBSan finding fatal). Reports from kjail outside the sandbox go to

@@ -447,7 +447,7 @@ chmod 0755 "$H2"
 caller_owns "$H2"
 HOME=$H2 KJ_HOME=$H2 kj_stdin "$FIX" exec ${KJ_EXEC_ARGS:-} --timeout 30s -- \
 	"$P/escape_stdio_dir" "$H2/.ssh/id_ed25519" "KJAIL-SECRET-stdio-$$"
-verdict stdio_host_directory_CVE-2024-21626_class_reaches_no_masked_file
+verdict stdio_host_directory_CVE-2024-21626_class_reaches_no_masked_file 125  # refused: kjail will not hand a directory in as stdio
 
 # The fds the caller leaked must not wait in the sandbox's pid 1 either:
 # init never execs, so close-on-exec does not remove them, and runc's
@@ -500,7 +500,7 @@ if as_caller "$KJAIL" create --help >/dev/null 2>&1 &&
 	verdict session_exec_cwd_inside_root
 	HOME=$H2 KJ_HOME=$H2 kj_stdin "$FIX" exec -s "$SESSION" -- \
 		"$P/escape_stdio_dir" "$H2/.ssh/id_ed25519" "KJAIL-SECRET-stdio-$$"
-	verdict session_exec_stdio_host_directory_reaches_no_masked_file
+	verdict session_exec_stdio_host_directory_reaches_no_masked_file 125  # refused, as for one-shot runs
 	as_caller "$KJAIL" stop "$SESSION" >/dev/null 2>&1 </dev/null
 	as_caller "$KJAIL" rm "$SESSION" >/dev/null 2>&1 </dev/null
 else
