@@ -350,6 +350,18 @@ int cmd_rm(int argc, char **argv)
 		return KJ_EXIT_SETUP;
 	}
 	session_forget(argv[0]);
+	/* Leave nothing behind: the lock file goes too, removed while held
+	 * so that no create of the same name is between its checks. */
+	{
+		char lockpath[512];
+		int lock;
+		if (session_path(lockpath, sizeof(lockpath), argv[0], "lock", &err) == 0 &&
+		    (lock = open(lockpath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
+			if (flock(lock, LOCK_EX | LOCK_NB) == 0)
+				unlink(lockpath);
+			close(lock);
+		}
+	}
 	return 0;
 }
 

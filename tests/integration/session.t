@@ -137,6 +137,8 @@ expect_rc exec_into_stopped_125 125
 kj rm "$S"
 kj ls
 unlike "$out" "$S " rm_forgets
+if [ "$KJ_AS" = user ]; then sdir=$XDG_RUNTIME_DIR/kjail; else sdir=/run/kjail; fi
+is "$(ls -A "$sdir" | grep -c "^$S\.")" 0 rm_leaves_no_state_file
 # (the other session still has no sleep, so any left would be from $S)
 is "$alive" 0 stop_kills_background_processes
 
