@@ -484,6 +484,12 @@ exec 7<&- 8>&- 9<&-
 # binary reachable as /proc/<pid>/exe (CVE-2019-5736), its fds and cwd
 # leaking into the new process (CVE-2016-9962, CVE-2024-21626).
 SESSION=kjesc-$$
+# The unprivileged user's session state goes in the test's own directory
+# (without XDG_RUNTIME_DIR it would be /tmp/kjail-UID on the host).
+if [ "$KJ_AS" = user ]; then
+	export XDG_RUNTIME_DIR=$T/xdg
+	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR" && chown "$KJ_USER" "$XDG_RUNTIME_DIR"
+fi
 if as_caller "$KJAIL" create --help >/dev/null 2>&1 &&
 	as_caller "$KJAIL" create ${KJ_EXEC_ARGS:-} "$SESSION" >"$T/.o" 2>&1 </dev/null; then
 	kjs() { kj_stdin /dev/null exec -s "$SESSION" -- "$@"; }
