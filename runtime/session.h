@@ -46,6 +46,8 @@ int session_check_name(const char *name, struct kj_err *err);
 /* The caller's state directory (created 0700 when missing, and refused
  * when it is not a real directory owned by the caller with mode 0700). */
 int session_dir(char *buf, size_t len, struct kj_err *err);
+/* The same, created (0700) when missing: only kjail create does this. */
+int session_dir_create(char *buf, size_t len, struct kj_err *err);
 /* dir/NAME.<suffix> */
 int session_path(char *buf, size_t len, const char *name, const char *suffix,
 		 struct kj_err *err);

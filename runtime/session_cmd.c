@@ -114,6 +114,22 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	_exit(0);
 }
 
+/* Leave nothing behind: the lock file goes too, removed while held so
+ * that no create of the same name is between its checks. */
+static void drop_lock(const char *name)
+{
+	char lockpath[512];
+	struct kj_err ignored;
+	int lock;
+
+	if (session_path(lockpath, sizeof(lockpath), name, "lock", &ignored) == 0 &&
+	    (lock = open(lockpath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
+		if (flock(lock, LOCK_EX | LOCK_NB) == 0)
+			unlink(lockpath);
+		close(lock);
+	}
+}
+
 /* Clean what a dead supervisor left (socket, record); its cgroup goes
  * with cgroup_gc, its mounts and processes died with it. */
 static void reclaim_if_dead(const char *name)
@@ -121,8 +137,10 @@ static void reclaim_if_dead(const char *name)
 	struct session_record rec;
 	struct kj_err ignored;
 
-	if (session_record_read(name, &rec, &ignored) == 0 && !session_supervisor_alive(&rec))
+	if (session_record_read(name, &rec, &ignored) == 0 && !session_supervisor_alive(&rec)) {
 		session_forget(name);
+		drop_lock(name);
+	}
 }
 
 int session_create(const struct kj_config *cfg, const char *name, struct kj_err *err)
@@ -134,7 +152,10 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	ssize_t n;
 	struct kj_err child_err;
 
-	if (session_check_name(name, err) || session_path(lockpath, sizeof(lockpath), name, "lock", err))
+	char dir[256];
+
+	if (session_check_name(name, err) || session_dir_create(dir, sizeof(dir), err) ||
+	    session_path(lockpath, sizeof(lockpath), name, "lock", err))
 		return -EINVAL;
 	/* One create per name at a time. */
 	lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -255,7 +276,15 @@ int cmd_ls(int argc, char **argv)
 		fprintf(stderr, "kjail: option: usage: kjail ls [--json]\n");
 		return KJ_EXIT_SETUP;
 	}
-	if (session_dir(dir, sizeof(dir), &err) || !(d = opendir(dir))) {
+	if (session_dir(dir, sizeof(dir), &err) == -ENOENT) {
+		if (json)
+			printf("[]\n");
+		else
+			printf("%-20s %-8s %8s %8s %8s %-10s %8s %s\n", "NAME", "STATE", "PID", "AGE", "IDLE",
+			       "PROFILE", "MEMORY", "WORKSPACE");
+		return 0;
+	}
+	if (err.part[0] || !(d = opendir(dir))) {
 		if (!err.part[0])
 			kj_fail(&err, "session", errno, NULL, "%s", dir);
 		kj_err_print(&err);
@@ -350,18 +379,7 @@ int cmd_rm(int argc, char **argv)
 		return KJ_EXIT_SETUP;
 	}
 	session_forget(argv[0]);
-	/* Leave nothing behind: the lock file goes too, removed while held
-	 * so that no create of the same name is between its checks. */
-	{
-		char lockpath[512];
-		int lock;
-		if (session_path(lockpath, sizeof(lockpath), argv[0], "lock", &err) == 0 &&
-		    (lock = open(lockpath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
-			if (flock(lock, LOCK_EX | LOCK_NB) == 0)
-				unlink(lockpath);
-			close(lock);
-		}
-	}
+	drop_lock(argv[0]);
 	return 0;
 }
 

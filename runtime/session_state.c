@@ -32,21 +32,28 @@ int session_check_name(const char *name, struct kj_err *err)
 	return 0;
 }
 
-static int ensure_private_dir(const char *dir, struct kj_err *err)
+static int ensure_private_dir(const char *dir, bool create, struct kj_err *err)
 {
 	struct stat st;
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+	/* Only `kjail create` makes the directory: ls, gc, exec -s, stop and
+	 * rm leave a machine without sessions untouched. */
+	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return kj_fail(err, "session", errno, NULL, "create %s", dir);
-	if (lstat(dir, &st) < 0)
+	if (lstat(dir, &st) < 0) {
+		if (errno == ENOENT) {
+			kj_fail(err, "session", 0, "kjail create NAME makes one", "no sessions yet (%s)", dir);
+			return -ENOENT;
+		}
 		return kj_fail(err, "session", errno, NULL, "%s", dir);
+	}
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
 		return kj_fail(err, "session", 0, "remove it; kjail recreates it with mode 0700",
 			       "%s is not a private directory of yours", dir);
 	return 0;
 }
 
-int session_dir(char *buf, size_t len, struct kj_err *err)
+static int state_dir(char *buf, size_t len, bool create, struct kj_err *err)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	int n;
@@ -59,7 +66,17 @@ int session_dir(char *buf, size_t len, struct kj_err *err)
 		n = snprintf(buf, len, "/tmp/kjail-%u", (unsigned)geteuid());
 	if (n < 0 || (size_t)n >= len)
 		return kj_fail(err, "session", ENAMETOOLONG, NULL, "state directory");
-	return ensure_private_dir(buf, err);
+	return ensure_private_dir(buf, create, err);
+}
+
+int session_dir(char *buf, size_t len, struct kj_err *err)
+{
+	return state_dir(buf, len, false, err);
+}
+
+int session_dir_create(char *buf, size_t len, struct kj_err *err)
+{
+	return state_dir(buf, len, true, err);
 }
 
 int session_path(char *buf, size_t len, const char *name, const char *suffix,

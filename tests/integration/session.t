@@ -159,6 +159,7 @@ kj gc
 like "$out" "removed session $S-b" gc_cleans_dead_session
 kj ls
 unlike "$out" "$S-b " gc_forgot_it
+is "$(ls -A "$sdir" | grep -c "^$S-b\.")" 0 gc_leaves_no_state_file
 
 # Idle timeout stops a session.
 kj create $CREATE_ARGS --idle-timeout 1s "$S-idle"
