@@ -139,6 +139,7 @@ static int open_named_dir(int rootfd, int dirfd, const char *file, const char *p
 	ssize_t n;
 	int fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
+	out[0] = '\0'; /* defined on every path, even when the caller ignores rc */
 	if (fd < 0)
 		return -errno;
 	n = read(fd, text, sizeof(text) - 1);

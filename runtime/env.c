@@ -166,6 +166,9 @@ int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 		char *u = pw ? env_fmt("USER", pw->pw_name) : NULL;
 		char *l = pw ? env_fmt("LOGNAME", pw->pw_name) : NULL;
 		if (!h || (pw && (!u || !l))) {
+			free(h);
+			free(u);
+			free(l);
 			free(env);
 			return kj_fail(err, "env", ENOMEM, NULL, "build the environment");
 		}
@@ -196,8 +199,10 @@ int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 	if (cfg->agent_socket) {
 		char *a = env_fmt("SSH_AUTH_SOCK", cfg->isolation == KJ_ISOLATION_NONE ? cfg->agent_socket
 										      : KJ_AGENT_SOCKET);
-		if (!a)
+		if (!a) {
+			free(env);
 			return kj_fail(err, "env", ENOMEM, NULL, "build the environment");
+		}
 		env_put(env, &n, a);
 	}
 	for (size_t i = 0; i < cfg->nsetenv; i++)

@@ -102,7 +102,7 @@ static int seccomp_prepare(const struct kj_config *cfg, struct kj_seccomp_prog *
 		return kj_seccomp_from_bpf(kj_seccomp_default_bpf, kj_seccomp_default_bpf_len, prog, err);
 	if (cfg->seccomp == KJ_SECCOMP_STRICT)
 		return kj_seccomp_from_bpf(kj_seccomp_strict_bpf, kj_seccomp_strict_bpf_len, prog, err);
-	return kj_seccomp_compile(cfg->seccomp_text, cfg->seccomp_source, prog, err);
+	return kj_seccomp_compile_bounded(cfg->seccomp_text, cfg->seccomp_source, prog, err);
 }
 
 static int clone_error(int e, struct kj_err *err)

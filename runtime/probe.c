@@ -167,7 +167,7 @@ int probe_seccomp(const char *text, const char *source, bool check_unshare, unsi
 	int rc;
 
 	*insns = 0;
-	if (kj_seccomp_compile(text, source, &p.prog, err))
+	if (kj_seccomp_compile_bounded(text, source, &p.prog, err))
 		return -EINVAL;
 	*insns = kj_seccomp_prog_len(p.prog);
 	rc = in_child(seccomp_steps, &p, err);

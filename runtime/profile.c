@@ -120,8 +120,11 @@ static int find(const char *ref, const char *label, struct found *f, struct kj_e
 	if (b) {
 		char *shown;
 		f->text = strdup(b);
-		if (!f->text || asprintf(&shown, "built-in %s", path) < 0)
+		if (!f->text || asprintf(&shown, "built-in %s", path) < 0) {
+			free(f->text);
+			f->text = NULL;
 			return kj_fail(err, "profile", ENOMEM, NULL, "%s", path);
+		}
 		f->shown = f->id = shown;
 		return 0;
 	}
@@ -135,6 +138,8 @@ int profile_check(const char *ref, const char *label, struct kj_err *err)
 	int rc = find(ref, label, &f, err);
 
 	free(f.text);
+	if (!f.real)
+		free((char *)f.shown); /* "built-in x" */
 	free(f.real);
 	return rc;
 }
@@ -149,13 +154,37 @@ struct expand {
 
 static int expand(struct expand *x, const char *ref, const char *label, const struct kj_line *at);
 
-static void add_name(struct kj_profile *p, const char *name)
+/* p takes s (NULL is fine); it is freed by profile_free(). */
+static int own(struct kj_profile *p, void *s, struct kj_err *err)
 {
+	char **v;
+
+	if (!s)
+		return 0;
+	v = realloc(p->owned, (p->nowned + 1) * sizeof(*v));
+	if (!v) {
+		free(s);
+		kj_fail(err, "profile", ENOMEM, NULL, "reading profiles");
+		return -ENOMEM;
+	}
+	p->owned = v;
+	p->owned[p->nowned++] = s;
+	return 0;
+}
+
+static int add_name(struct kj_profile *p, const char *name, struct kj_err *err)
+{
+	char *copy;
+
 	for (size_t i = 0; i < p->nnames; i++)
 		if (!strcmp(p->names[i], name))
-			return;
-	if (p->nnames < KJ_MAX_PROFILES)
-		p->names[p->nnames++] = strdup(name);
+			return 0;
+	if (p->nnames == KJ_MAX_PROFILES)
+		return 0;
+	if (!(copy = strdup(name)))
+		return kj_fail(err, "profile", ENOMEM, NULL, "reading profiles");
+	p->names[p->nnames++] = copy;
+	return own(p, copy, err);
 }
 
 static int expand_lines(struct expand *x, struct found *f)
@@ -205,21 +234,37 @@ static int expand(struct expand *x, const char *ref, const char *label, const st
 			     KJ_MAX_INCLUDE_DEPTH);
 		goto out;
 	}
+	/* From here on the profile owns the text (its lines point into it)
+	 * and the path (the lines' file names). */
+	if ((rc = own(x->p, f.real, x->err))) {
+		free(f.text);
+		return rc;
+	}
+	if ((rc = own(x->p, f.text, x->err)))
+		return rc;
+	if (!f.real && (rc = own(x->p, (char *)f.shown, x->err))) /* "built-in x" */
+		return rc;
 	if (x->depth == 0) {
-		x->p->name = strdup(ref);
+		char *name = strdup(ref);
+		if ((rc = own(x->p, name, x->err)))
+			return rc;
+		if (!name)
+			return kj_fail(x->err, "profile", ENOMEM, NULL, "reading profiles");
+		x->p->name = name;
 		x->p->file = f.shown;
 	}
-	if (!strchr(ref, '/'))
-		add_name(x->p, f.name);
+	if (!strchr(ref, '/') && (rc = add_name(x->p, f.name, x->err)))
+		return rc;
 	if (x->files)
 		conf_files_add(x->files, f.real, f.shown, f.real ? "read" : "built-in");
 	x->stack[x->depth++] = f.id;
 	rc = expand_lines(x, &f);
 	x->depth--;
-	/* f.text is not freed: the lines point into it for the whole run. */
 	return rc;
 out:
 	free(f.text);
+	if (!f.real)
+		free((char *)f.shown); /* "built-in x" */
 	free(f.real);
 	return rc;
 }
@@ -231,6 +276,15 @@ int profile_load(const char *ref, const char *label, struct kj_profile *p,
 
 	memset(p, 0, sizeof(*p));
 	return expand(&x, ref, label, NULL);
+}
+
+void profile_free(struct kj_profile *p)
+{
+	for (size_t i = 0; i < p->nowned; i++)
+		free(p->owned[i]);
+	free(p->owned);
+	free(p->lines.v);
+	memset(p, 0, sizeof(*p));
 }
 
 /* The first comment of a profile says what it is for. */
@@ -308,13 +362,16 @@ int profile_show(const char *ref, FILE *out, struct kj_err *err)
 	struct kj_config scratch;
 	int rc;
 
-	if ((rc = profile_load(ref, "--profile", &p, NULL, err)))
+	if ((rc = profile_load(ref, "--profile", &p, NULL, err))) {
+		profile_free(&p);
 		return rc;
+	}
 	/* Every line through the one validator, as a run would apply it. */
 	config_init(&scratch);
 	for (size_t i = 0; i < p.lines.n; i++)
 		if ((rc = cli_apply_option(&scratch, p.lines.v[i].name, p.lines.v[i].value, err))) {
 			line_error(&p.lines.v[i], err);
+			profile_free(&p);
 			return rc;
 		}
 	fprintf(out, "# profile %s: %s\n", p.name, p.file);
@@ -331,5 +388,6 @@ int profile_show(const char *ref, FILE *out, struct kj_err *err)
 			snprintf(shown, sizeof(shown), "%s%s%s", ln->name, v ? " " : "", v ? v : "");
 		fprintf(out, "%-32s # %s\n", shown, line_source(ln, src, sizeof(src)));
 	}
+	profile_free(&p);
 	return 0;
 }

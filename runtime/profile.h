@@ -25,6 +25,10 @@ struct kj_profile {
 	const char *names[KJ_MAX_PROFILES];
 	size_t nnames;
 	struct kj_lines lines; /* its option lines, includes expanded in place */
+	/* What the lines and names point into (file texts, paths), freed by
+	 * profile_free(). */
+	char **owned;
+	size_t nowned;
 };
 
 /* Does ref name an existing profile? label ("--profile", "include") names
@@ -35,6 +39,10 @@ int profile_check(const char *ref, const char *label, struct kj_err *err);
  * read is added to files. */
 int profile_load(const char *ref, const char *label, struct kj_profile *p,
 		 struct kj_conf_files *files, struct kj_err *err);
+
+/* Free what profile_load() allocated, also after it failed. p's lines and
+ * names must not be used afterwards. */
+void profile_free(struct kj_profile *p);
 
 /* kjail profile list: every profile, where it comes from, what it is for. */
 void profile_list(FILE *out);

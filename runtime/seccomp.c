@@ -111,7 +111,9 @@ static const struct named late_syscalls[] = {
 struct policy {
 	const char *source;
 	unsigned int line;
-	scmp_filter_ctx ctx; /* NULL until @default */
+	bool build;	     /* false: check the text only, libseccomp is not called */
+	bool have_default;   /* the @default line was read */
+	scmp_filter_ctx ctx; /* with build, from the @default line on */
 	uint32_t def_action;
 	struct kj_err *err;
 	unsigned int nrules; /* libseccomp rules added so far */
@@ -428,6 +430,8 @@ static int add_one(struct policy *p, const char *name, int nr, uint32_t act,
 	if (++p->nrules > MAX_POLICY_RULES)
 		return bad(p, "use fewer rules or fewer != values",
 			   "the policy expands to more than %d rules", MAX_POLICY_RULES);
+	if (!p->build)
+		return 0;
 	rc = seccomp_rule_add_array(p->ctx, act, nr, n, c);
 	if (rc == -EEXIST)
 		return bad(p, "give overlapping rules for a syscall the same action",
@@ -520,7 +524,7 @@ static int parse_rule(struct policy *p, char **tok, int ntok)
 	uint32_t act;
 	int nr, i, rc;
 
-	if (!p->ctx)
+	if (!p->have_default)
 		return bad(p, "start the policy with '@default <action>'",
 			   "rule before the @default line");
 	if (ntok < 2)
@@ -550,13 +554,16 @@ static int parse_default(struct policy *p, char **tok, int ntok)
 {
 	int rc;
 
-	if (p->ctx)
+	if (p->have_default)
 		return bad(p, "keep one @default line, first", "duplicate @default");
 	if (ntok != 2)
 		return bad(p, "write: @default allow | kill | errno:NAME",
 			   "@default takes exactly one action");
 	if ((rc = parse_action(p, tok[1], &p->def_action)) < 0)
 		return rc;
+	p->have_default = true;
+	if (!p->build)
+		return 0;
 	p->ctx = seccomp_init(p->def_action);
 	if (!p->ctx)
 		return kj_fail(p->err, "seccomp", ENOMEM, NULL, "%s: seccomp_init failed",
@@ -642,16 +649,17 @@ static int export_bpf(struct policy *p, struct kj_seccomp_prog **out)
 	return 0;
 }
 
-int kj_seccomp_compile(const char *policy_text, const char *source,
-		       struct kj_seccomp_prog **out, struct kj_err *err)
+static int compile(const char *policy_text, const char *source, bool build,
+		   struct kj_seccomp_prog **out, struct kj_err *err)
 {
-	struct policy p = { .source = source, .err = err };
+	struct policy p = { .source = source, .err = err, .build = build };
 	char line[LINE_MAX_LEN];
 	const char *s = policy_text, *eol;
 	size_t len;
 	int rc = 0;
 
-	*out = NULL;
+	if (out)
+		*out = NULL;
 	if (!s)
 		return kj_fail(err, "seccomp", 0, "rebuild kjail", "%s: no policy text", source);
 	while (*s && rc == 0) {
@@ -668,16 +676,27 @@ int kj_seccomp_compile(const char *policy_text, const char *source,
 		rc = parse_line(&p, line);
 		s = *eol ? eol + 1 : eol;
 	}
-	if (rc == 0 && !p.ctx) {
+	if (rc == 0 && !p.have_default) {
 		p.line = p.line ? p.line : 1;
 		rc = bad(&p, "start the policy with '@default <action>'",
 			 "no @default line");
 	}
-	if (rc == 0)
+	if (rc == 0 && build)
 		rc = export_bpf(&p, out);
 	if (p.ctx)
 		seccomp_release(p.ctx);
 	return rc;
+}
+
+int kj_seccomp_compile(const char *policy_text, const char *source,
+		       struct kj_seccomp_prog **out, struct kj_err *err)
+{
+	return compile(policy_text, source, true, out, err);
+}
+
+int kj_seccomp_check(const char *policy_text, const char *source, struct kj_err *err)
+{
+	return compile(policy_text, source, false, NULL, err);
 }
 
 int kj_seccomp_load(const struct kj_seccomp_prog *prog, struct kj_err *err)
@@ -731,6 +750,11 @@ int kj_seccomp_write_c(const struct kj_seccomp_prog *prog, const char *name, FIL
 unsigned int kj_seccomp_prog_len(const struct kj_seccomp_prog *prog)
 {
 	return prog ? prog->len : 0;
+}
+
+const void *kj_seccomp_prog_insns(const struct kj_seccomp_prog *prog)
+{
+	return prog->insns;
 }
 
 void kj_seccomp_free(struct kj_seccomp_prog *prog)

@@ -47,6 +47,19 @@ struct kj_seccomp_prog; /* compiled BPF, ready to load */
 int kj_seccomp_compile(const char *policy_text, const char *source,
 		       struct kj_seccomp_prog **out, struct kj_err *err);
 
+/* Parse policy_text and check every line as kj_seccomp_compile() would,
+ * without calling libseccomp (fast, no fork). A policy that passes can
+ * still fail to compile: a rule conflicting with an earlier one. */
+int kj_seccomp_check(const char *policy_text, const char *source, struct kj_err *err);
+
+/* kj_seccomp_compile() for a caller's policy file: checked here, then
+ * compiled by libseccomp in a child process with a CPU-time limit, so a
+ * policy shape that sends libseccomp into a search of minutes (2.5.4's
+ * rule tree merge, found by fuzzing) is exit 125 after a bounded time
+ * instead of a hang. */
+int kj_seccomp_compile_bounded(const char *policy_text, const char *source,
+			       struct kj_seccomp_prog **out, struct kj_err *err);
+
 /* Install the filter on the calling thread; the caller has already set
  * PR_SET_NO_NEW_PRIVS. No allocation: safe in a freshly forked child. */
 int kj_seccomp_load(const struct kj_seccomp_prog *prog, struct kj_err *err);
@@ -61,8 +74,10 @@ int kj_seccomp_from_bpf(const void *insns, size_t len, struct kj_seccomp_prog **
  * `const size_t NAME_len` (used by the build). */
 int kj_seccomp_write_c(const struct kj_seccomp_prog *prog, const char *name, FILE *out);
 
-/* Number of BPF instructions (for reports and tests). */
+/* Number of BPF instructions (for reports and tests), and the
+ * instructions themselves. */
 unsigned int kj_seccomp_prog_len(const struct kj_seccomp_prog *prog);
+const void *kj_seccomp_prog_insns(const struct kj_seccomp_prog *prog);
 
 void kj_seccomp_free(struct kj_seccomp_prog *prog);
 

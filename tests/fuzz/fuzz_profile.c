@@ -51,6 +51,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_ASSERT(err.part[0] && memchr(err.msg, '\0', sizeof(err.msg)));
 	}
-	free(p.lines.v);
+	profile_free(&p);
 	return 0;
 }

@@ -107,6 +107,24 @@ kj exec --seccomp "$P/unsafe-int.policy" -- true
 is "$rc" 125 int_compared_on_64_bits_refused
 like "$err" "unsafe-int.policy:2: socket arg0 is a 32-bit int compared on 64 bits" int_compare_message_names_line
 
+# A conflict only libseccomp finds (in the compiler child) keeps its line.
+printf '@default allow\ngetppid errno:EPERM arg0==1\ngetppid errno:EACCES arg0==1\n' >"$P/conflict.policy"
+kj exec --seccomp "$P/conflict.policy" -- true
+like "$rc:$err" "^125:kjail: seccomp: $P/conflict.policy:3: getppid: conflicts with an earlier rule" conflict_found_by_libseccomp_names_line
+# A shape that sends libseccomp 2.5.4 into a minutes-long search (found by
+# fuzzing): exit 125 after the compiler's 2 s CPU limit, not a hang.
+printf '@default allow\nsocket errno:EPROTONOSUPPORT arg4&0xffffffff==16 arg2!=0\nsocket errno:EPROTONOSUPPORT arg5&0xffffffff==16 arg2!=0\n' >"$P/slow.policy"
+start=$(date +%s)
+kj exec --seccomp "$P/slow.policy" -- echo ran
+took=$(( $(date +%s) - start ))
+if [ "$rc" = 0 ]; then
+	is "$out" ran slow_policy_compiled_here_so_it_must_run # a fixed libseccomp
+else
+	like "$rc:$err" "^125:kjail: seccomp: $P/slow.policy: libseccomp did not finish compiling the policy within 2 s" pathological_policy_bounded_exit_125
+fi
+ok "pathological_policy_answered_within_12s (${took}s)" test "$took" -le 12
+is "$(pgrep -f -- "$P/slow.policy" | wc -l)" 0 policy_compiler_child_gone
+
 cp "$P/no-uname.policy" "$WS/in-ws.policy"
 [ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/in-ws.policy"
 kj exec --seccomp "$WS/in-ws.policy" -- true
