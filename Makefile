@@ -153,10 +153,13 @@ TIDY_CHECKS := -*,clang-analyzer-core.*,clang-analyzer-unix.*,clang-analyzer-val
                -bugprone-branch-clone
 lint: deps-lint
 	@$(MAKE) --no-print-directory all
-	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+	@echo "lint: cppcheck"
+	@cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 	  --inline-suppr -D_GNU_SOURCE -I. -I$(BUILD)/gen runtime mounts net profiles tests/probes tests/fuzz
-	clang-tidy --quiet --warnings-as-errors='*' --checks='$(subst $(eval) ,,$(TIDY_CHECKS))' \
+	@echo "lint: clang-tidy ($(words $(LINT_SRCS)) files)"
+	@clang-tidy --quiet --warnings-as-errors='*' --checks='$(subst $(eval) ,,$(TIDY_CHECKS))' \
 	  $(LINT_SRCS) -- -std=c17 -D_GNU_SOURCE -I. -I$(BUILD)/gen $(PKG_CFLAGS) 2>/dev/null
+	@echo "lint: clean"
 
 format:
 	clang-format -i runtime/*.[ch] mounts/*.[ch] net/*.[ch] tests/probes/*.c

@@ -36,7 +36,7 @@ int mask_source(int is_dir, struct kj_err *err)
 		      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
 }
 
-static int mask_one(int rootfd, const char *path, struct kj_err *err)
+int mask_path(int rootfd, const char *path, struct kj_err *err)
 {
 	struct stat st;
 	int fd, mfd, rc;
@@ -70,7 +70,7 @@ static int mask_home(int rootfd, const char *home, struct kj_err *err)
 	for (int i = 0; !rc && credential_paths[i]; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", home, credential_paths[i]) >= sizeof(path))
 			return kj_fail(err, "mask", ENAMETOOLONG, NULL, "%s", home);
-		rc = mask_one(rootfd, path, err);
+		rc = mask_path(rootfd, path, err);
 	}
 	return rc;
 }
@@ -105,7 +105,7 @@ static int mask_ssh_host_keys(int rootfd, struct kj_err *err)
 		if (strncmp(e->d_name, "ssh_host_", 9) || n < 4 || strcmp(e->d_name + n - 4, "_key"))
 			continue;
 		snprintf(path, sizeof(path), "/etc/ssh/%s", e->d_name);
-		rc = mask_one(rootfd, path, err);
+		rc = mask_path(rootfd, path, err);
 	}
 	if (d)
 		closedir(d);
@@ -117,13 +117,13 @@ int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 	int rc = 0;
 
 	for (int i = 0; !rc && host_secrets[i]; i++)
-		rc = mask_one(rootfd, host_secrets[i], err);
+		rc = mask_path(rootfd, host_secrets[i], err);
 	if (!rc)
 		rc = mask_ssh_host_keys(rootfd, err);
 
 	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
 		rc = mask_home(rootfd, cfg->homes[i], err);
 	for (size_t i = 0; !rc && i < cfg->nmasks; i++)
-		rc = mask_one(rootfd, cfg->masks[i], err);
+		rc = mask_path(rootfd, cfg->masks[i], err);
 	return rc;
 }

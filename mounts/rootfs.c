@@ -153,7 +153,8 @@ static int pivot(int rootfd, struct kj_err *err)
 	return 0;
 }
 
-int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct kj_err *err)
+int rootfs_build(const struct kj_config *cfg, bool cgroupfs, const struct host_sockets *sockets,
+		 struct kj_err *err)
 {
 	char tmp_opts[64];
 	int rootfd, rc = -EINVAL, bind_fds[KJ_MAX_BINDS + 1];
@@ -197,7 +198,8 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct kj_err *err)
 			      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err)) ||
 	    (rc = var_run_mount(rootfd, err)) || (rc = binds_mount(rootfd, cfg, bind_fds, err)) ||
 	    (rc = git_protect(rootfd, cfg->workspace.dest, err)) ||
-	    (rc = masks_mount(rootfd, cfg, err)) || (rc = pivot(rootfd, err)))
+	    (rc = masks_mount(rootfd, cfg, err)) || (rc = host_sockets_mask(rootfd, sockets, err)) ||
+	    (rc = pivot(rootfd, err)))
 		goto out;
 	rc = 0;
 out:

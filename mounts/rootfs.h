@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "mounts/sockets.h"
 #include "runtime/config.h"
 #include "runtime/error.h"
 
@@ -11,7 +12,8 @@
  * the new user, mount and pid namespaces, before privileges are dropped.
  * cgroupfs: the sandbox has a cgroup of its own (the root of its cgroup
  * namespace), shown read-only at /sys/fs/cgroup. */
-int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct kj_err *err);
+int rootfs_build(const struct kj_config *cfg, bool cgroupfs, const struct host_sockets *sockets,
+		 struct kj_err *err);
 
 /* Pieces of the recipe, each in its own file. rootfd is the new root. */
 int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what,
@@ -33,6 +35,11 @@ int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err);
  * (runc CVE-2025-31133: a /dev/null swapped for a symlink or another file
  * turned "masking" into a bind of something else). */
 int devnull_clone(struct kj_err *err);
+
+/* Hide path (resolved inside the new root): an empty read-only directory
+ * over a directory, /dev/null over anything else; nothing if it is not
+ * there. */
+int mask_path(int rootfd, const char *path, struct kj_err *err);
 
 /* A fresh mount to mask with: empty read-only directory, or /dev/null. */
 int mask_source(int is_dir, struct kj_err *err);

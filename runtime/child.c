@@ -262,7 +262,7 @@ void sandbox_child(struct sandbox *sb)
 	if (wait_for_parent(sb, &err))
 		child_die(sb, &err);
 	kj_trace("child: maps written");
-	if (set_hostname(&err) || rootfs_build(sb->cfg, sb->cg != NULL, &err))
+	if (set_hostname(&err) || rootfs_build(sb->cfg, sb->cg != NULL, &sb->sockets, &err))
 		child_die(sb, &err);
 	kj_trace("child: root filesystem built");
 	if (network(sb, &err))

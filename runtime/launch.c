@@ -159,6 +159,7 @@ void sandbox_kill(struct sandbox *sb)
 
 void sandbox_release(struct sandbox *sb)
 {
+	host_sockets_free(&sb->sockets);
 	proxy_stop(sb->proxy, false);
 	cgroup_destroy(sb->cg);
 	sb->cg = NULL;
@@ -179,8 +180,8 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 		return -EINVAL;
 	kj_trace("seccomp compiled");
 	/* --landlock required fails here, before anything is created. */
-	if (landlock_plan(cfg, &sb->landlock_abi, err) || stdio_plan_make(cfg, &sb->io, err) ||
-	    cgroup_prepare(cfg, &sb->cg, err))
+	if (landlock_plan(cfg, &sb->landlock_abi, err) || host_sockets_find(cfg, &sb->sockets, err) ||
+	    stdio_plan_make(cfg, &sb->io, err) || cgroup_prepare(cfg, &sb->cg, err))
 		return -EINVAL;
 	kj_trace("cgroup ready");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->chan) < 0 ||
@@ -226,6 +227,7 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 	close(sb->chan[0]);
 	kj_seccomp_free(sb->seccomp);
 	sb->seccomp = NULL;
+	host_sockets_free(&sb->sockets);
 	return 0;
 }
 

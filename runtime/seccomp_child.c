@@ -129,7 +129,7 @@ int kj_seccomp_compile_bounded(const char *text, const char *source,
 {
 	struct sock_filter insns[BPF_MAXINSNS];
 	struct timespec deadline;
-	struct reply r;
+	struct reply r = {0};
 	pid_t parent = getpid(), pid;
 	int fds[2], rc, status;
 

@@ -737,17 +737,27 @@ kje -- "$P/escape_connect_unix" "$RUNFIX/host.sock"
 verdict host_unix_socket_under_run_unreachable
 
 # connect(2) on a unix socket needs write permission on the socket file,
-# not a writable mount: a read-only bind of / leaves every host socket
+# not a writable mount: a read-only bind of / would leave every host socket
 # outside /run reachable (LXD's /var/snap/lxd/common/lxd/unix.socket,
-# /var/lib/incus/unix.socket, a user's ~/...).
-# A known gap, reported as TODO (README, "What is not isolated"): no
-# Landlock ABI up to 7 covers connect(2) on path sockets. The mitigation,
-# --mask, is proven right after.
-KJ_ESCAPE_KNOWN="${KJ_ESCAPE_KNOWN:-} host_unix_socket_under_readonly_host_dir_unreachable"
+# /var/lib/incus/unix.socket, a user's ~/...). No Landlock ABI up to 7
+# covers it, so kjail masks every socket /proc/net/unix lists.
 kje -- "$P/escape_connect_unix" "$FIX/host.sock"
 verdict host_unix_socket_under_readonly_host_dir_unreachable
 kje --mask "$FIX/host.sock" -- "$P/escape_connect_unix" "$FIX/host.sock"
 verdict host_unix_socket_masked_path_unreachable
+# A host service listening in the workspace (which lies under /tmp here,
+# a tree that is otherwise fresh inside) is masked too.
+python3 -c 'import os, socket, sys, time
+u = socket.socket(socket.AF_UNIX); u.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o777); u.listen(8)
+print("up", flush=True); time.sleep(60)' "$WS/host.sock" >"$FIX/ws-sock" &
+BG_PIDS+=($!)
+for _ in $(seq 100); do [ -s "$FIX/ws-sock" ] && break; sleep 0.05; done
+kje -- "$P/escape_connect_unix" "$WS/host.sock"
+verdict host_unix_socket_in_workspace_unreachable
+# The way to expose one on purpose: grant it by its path.
+kje --ro "$FIX/host.sock" -- "$P/escape_connect_unix" "$FIX/host.sock"
+is "$rc" 1 granted_host_socket_reachable_by_its_path
+like "$out" "ESCAPED: connected" granted_host_socket_connect_message
 
 kje -- ss -Htlnx
 unlisted=yes

@@ -24,9 +24,11 @@ for name in $targets; do
 	mkdir -p "$work" "$seeds"
 	dict=
 	[ -f "$top/tests/fuzz/$name.dict" ] && dict=-dict=$top/tests/fuzz/$name.dict
-	# -timeout: one input taking 10 s is a hang; -rss_limit_mb: a blow-up.
+	# -timeout: one input taking 25 s is a hang (a seccomp policy may take its
+	# compiler child's 2 s of CPU first, longer on a loaded host);
+	# -rss_limit_mb: a blow-up.
 	# UBSan findings are fatal at compile time (-fno-sanitize-recover).
-	if "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+	if "$bin" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$build/artifacts/$name-" $dict \
 		"$work" "$seeds" >"$log" 2>&1; then
 		echo "fuzz: $name: ok, $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" |

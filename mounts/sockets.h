@@ -1,0 +1,25 @@
+/* The host's pathname unix sockets, listed before the clone and masked in
+ * the new root (sockets.c says why). */
+#ifndef KJAIL_SOCKETS_H
+#define KJAIL_SOCKETS_H
+
+#include <stddef.h>
+
+#include "runtime/config.h"
+#include "runtime/error.h"
+
+struct host_sockets {
+	char **paths; /* as seen inside the sandbox */
+	size_t n;
+};
+
+/* Read /proc/net/unix (the caller's network namespace) and keep the
+ * sockets the sandbox would otherwise reach. */
+int host_sockets_find(const struct kj_config *cfg, struct host_sockets *hs, struct kj_err *err);
+
+/* In the setup child: /dev/null over each that exists in the new root. */
+int host_sockets_mask(int rootfd, const struct host_sockets *hs, struct kj_err *err);
+
+void host_sockets_free(struct host_sockets *hs);
+
+#endif
