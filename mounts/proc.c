@@ -63,16 +63,13 @@ static int bind_readonly(int procfd, const char *name, struct kj_err *err)
 /* Hide what fd names (-ENOENT: nothing to hide). */
 static int mask_at(int fd, const char *name, int is_dir, struct kj_err *err)
 {
-	int mfd, rc;
+	int rc;
 
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)
 		return kj_fail(err, "mount", -fd, NULL, "open %s", name);
-	mfd = mask_source(is_dir, err);
-	rc = mfd < 0 ? mfd : tree_attach(mfd, fd, name, err);
-	if (mfd >= 0)
-		close(mfd);
+	rc = mask_onto(fd, is_dir, name, err);
 	close(fd);
 	return rc;
 }
