@@ -103,46 +103,66 @@ static void reply(int fd, enum session_msg type, int value, const char *text)
 	(void)session_send(fd, &h, text, text ? strlen(text) + 1 : 0, NULL, 0);
 }
 
-/* In the forked child: become the requested command, or report why not. */
-__attribute__((noreturn)) static void exec_child(struct sandbox *sb, int connfd, char *payload,
-						 size_t len, const struct session_msg_hdr *h,
-						 const int *fds)
+/* The exec's argv, environment and cwd, built by init before the child
+ * starts (the child shares init's memory until it executes: it must not
+ * allocate). argv and envp point into payload and sb->envp. */
+struct exec_plan {
+	char **argv, **envp;
+	const char *cwd;
+};
+
+static int exec_plan_make(const struct sandbox *sb, char *payload, size_t len,
+			  const struct session_msg_hdr *h, struct exec_plan *x)
 {
-	const struct kj_config *cfg = sb->cfg;
-	char **argv = calloc(h->nargv + 1, sizeof(char *));
 	size_t nbase = 0, n = 0;
-	const char *cwd = NULL;
-	struct kj_err err = {0};
-	char **envp, *p = payload;
-	int e;
+	char *p = payload;
 
 	for (char **q = sb->envp; *q; q++)
 		nbase++;
-	envp = calloc(nbase + h->nenv + 1, sizeof(char *));
-	if (!argv || !envp)
-		_exit(KJ_EXIT_SETUP);
+	x->argv = calloc(h->nargv + 1, sizeof(char *));
+	x->envp = calloc(nbase + h->nenv + 1, sizeof(char *));
+	x->cwd = NULL;
+	if (!x->argv || !x->envp) {
+		free(x->argv);
+		free(x->envp);
+		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < h->nargv; i++, p += strlen(p) + 1)
-		argv[i] = p;
+		x->argv[i] = p;
 	for (size_t i = 0; i < nbase; i++)
-		envp[n++] = sb->envp[i];
+		x->envp[n++] = sb->envp[i];
 	for (uint32_t i = 0; i < h->nenv; i++, p += strlen(p) + 1) {
 		size_t k = strcspn(p, "=");
 		size_t j;
 		for (j = 0; j < n; j++)
-			if (!strncmp(envp[j], p, k + 1))
+			if (!strncmp(x->envp[j], p, k + 1))
 				break;
-		envp[j] = p;
+		x->envp[j] = p;
 		n += j == n;
 	}
 	if (p < payload + len && *p)
-		cwd = p;
+		x->cwd = p;
+	return 0;
+}
+
+/* In the vfork()ed child: become the requested command, or report why
+ * not. Only system calls and stack buffers here (vfork: init's memory is
+ * shared until execve, and init waits). */
+__attribute__((noreturn)) static void exec_child(const struct sandbox *sb, int connfd,
+						 const struct exec_plan *x, const int *fds)
+{
+	const struct kj_config *cfg = sb->cfg;
+	struct kj_err err = {0};
+	sigset_t none;
+	int e;
+
 	setsid();
 	for (int i = 0; i < 3; i++)
 		if (fds[i] != i && dup2(fds[i], i) < 0)
 			_exit(KJ_EXIT_SETUP);
 	/* --cwd: absolute inside the sandbox, or relative to the workspace. */
-	if (chdir(cfg->workspace.dest) < 0 || (cwd && chdir(cwd) < 0)) {
-		kj_fail(&err, "cwd", errno, NULL, "cd %s", cwd ? cwd : cfg->workspace.dest);
+	if (chdir(cfg->workspace.dest) < 0 || (x->cwd && chdir(x->cwd) < 0)) {
+		kj_fail(&err, "cwd", errno, NULL, "cd %s", x->cwd ? x->cwd : cfg->workspace.dest);
 		reply(connfd, SESSION_FAILED, KJ_EXIT_SETUP, err.msg);
 		_exit(KJ_EXIT_SETUP);
 	}
@@ -150,17 +170,32 @@ __attribute__((noreturn)) static void exec_child(struct sandbox *sb, int connfd,
 	 * Only the client's stdio and its own connection (close-on-exec, to
 	 * report an exec failure) survive: no other client's fd, not the
 	 * listening socket. */
-	{
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-	}
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	command_close_fds(connfd);
-	e = exec_search(argv, envp);
-	kj_fail(&err, "exec", e, NULL, "%s", argv[0]);
+	e = exec_search(x->argv, x->envp);
+	kj_fail(&err, "exec", e, NULL, "%s", x->argv[0]);
 	err.exit_code = e == ENOENT ? KJ_EXIT_NOTFOUND : KJ_EXIT_NOEXEC;
-	reply(connfd, SESSION_FAILED, err.exit_code ? err.exit_code : KJ_EXIT_SETUP, err.msg);
-	_exit(err.exit_code ? err.exit_code : KJ_EXIT_SETUP);
+	reply(connfd, SESSION_FAILED, err.exit_code, err.msg);
+	_exit(err.exit_code);
+}
+
+/* vfork, not fork: init's page tables are not copied for every exec (the
+ * child executes at once). */
+static pid_t exec_start(const struct sandbox *sb, int connfd, char *payload, size_t len,
+			const struct session_msg_hdr *h, const int *fds)
+{
+	struct exec_plan x;
+	pid_t pid;
+
+	if (exec_plan_make(sb, payload, len, h, &x) < 0)
+		return -1;
+	pid = vfork();
+	if (pid == 0)
+		exec_child(sb, connfd, &x, fds);
+	free(x.argv);
+	free(x.envp);
+	return pid;
 }
 
 static void handle_request(struct sandbox *sb, int i)
@@ -198,9 +233,7 @@ static void handle_request(struct sandbox *sb, int i)
 				break;
 			}
 		}
-		pid = fork();
-		if (pid == 0)
-			exec_child(sb, conns[i].fd, payload, len, &h, fds);
+		pid = exec_start(sb, conns[i].fd, payload, len, &h, fds);
 		if (pid < 0)
 			reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, "fork failed");
 		else

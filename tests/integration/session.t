@@ -24,7 +24,9 @@ kj exec -s "$S" -- sh -c 'echo state > /tmp/f; export X=1'
 kj exec -s "$S" -- cat /tmp/f
 is "$out" state tmp_state_carries_between_execs
 kj exec -s "$S" -- sh -c 'setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo started'
-kj exec -s "$S" -- sh -c 'ps -eo args | grep -c "^sleep 1000"'
+# (setsid and sleep may still be starting when the next exec comes: wait
+# up to 5 s for it to show.)
+kj exec -s "$S" -- sh -c 'for i in $(seq 100); do ps -eo args | grep -q "^sleep 1000" && break; sleep 0.05; done; ps -eo args | grep -c "^sleep 1000"'
 is "$out" 1 background_process_survives_between_execs
 kj exec -s "$S" -- hostname
 is "$out" kjail session_is_a_sandbox
