@@ -23,27 +23,13 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
             -D_GNU_SOURCE -fstack-protector-strong -D_FORTIFY_SOURCE=2 \
             -I. -I$(BUILD)/gen $(PKG_CFLAGS)
-# The four libraries are linked statically (libc stays shared) into the
-# build's helpers and the fuzz targets.
+# The four libraries are linked statically (libc stays shared): no loader
+# work for them on every start (see make bench), and the VM harness only
+# has to copy libc. Not libc itself: a static-pie kjail starts ~150 us
+# faster, but glibc's NSS then dlopen()s the host's modules (nsswitch.conf:
+# systemd, sss, mdns...) into a static process, and getpwnam for an
+# unknown user crashed in libnss_systemd (found by tests/integration).
 LDLIBS   += -Wl,-Bstatic $(PKG_LIBS) -Wl,-Bdynamic -lpthread -lm
-# kjail itself is linked fully static, libc too: every start skips the
-# dynamic loader (~150 us measured, most of what a session exec's client
-# costs beyond its command), and the VM harness copies one file. glibc's
-# user database and name lookups still work: files and dns are inside
-# libc.a; other NSS modules (sssd, ldap, systemd) are loaded at run time
-# from the host's glibc, which must be the version kjail was built with
-# (rebuild after a glibc upgrade; -Wl,-w silences the linker's reminder of
-# exactly that for getpwuid, getpwnam, getgrnam and getaddrinfo).
-# STATIC=0 links libc dynamically; sanitizer builds cannot be static.
-STATIC   ?= 1
-ifneq ($(SANITIZE),)
-STATIC   := 0
-endif
-ifeq ($(STATIC),1)
-KJAIL_LDLIBS := -static-pie -Wl,-w $(PKG_LIBS) -lpthread -lm
-else
-KJAIL_LDLIBS := $(LDLIBS)
-endif
 # Every UBSan finding is fatal (-fno-sanitize-recover), so none can scroll
 # by unnoticed; FORTIFY's checks would only duplicate ASan's.
 SAN_FLAGS_1    := -fsanitize=address,undefined
@@ -79,7 +65,7 @@ LINT_DEPS  := $(BUILD_DEPS) cppcheck clang-tidy
 all: $(BUILD)/kjail
 
 $(BUILD)/kjail: $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(KJAIL_LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
 $(BUILD)/%.o: %.c $(wildcard runtime/*.h mounts/*.h net/*.h)
 	@mkdir -p $(dir $@)
