@@ -71,7 +71,7 @@ void mask_sources_release(void)
 	}
 }
 
-int mask_path(int rootfd, const char *path, struct kj_err *err)
+int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
 {
 	struct stat st;
 	int fd, rc;
@@ -89,6 +89,10 @@ int mask_path(int rootfd, const char *path, struct kj_err *err)
 		close(fd);
 		return kj_fail(err, "mask", errno, NULL, "stat %s", path);
 	}
+	if (only && (st.st_mode & S_IFMT) != only) {
+		close(fd);
+		return 0;
+	}
 	rc = mask_onto(fd, S_ISDIR(st.st_mode), path, err);
 	close(fd);
 	return rc;
@@ -102,7 +106,7 @@ static int mask_home(int rootfd, const char *home, struct kj_err *err)
 	for (int i = 0; !rc && credential_paths[i]; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", home, credential_paths[i]) >= sizeof(path))
 			return kj_fail(err, "mask", ENAMETOOLONG, NULL, "%s", home);
-		rc = mask_path(rootfd, path, err);
+		rc = mask_path(rootfd, path, 0, err);
 	}
 	return rc;
 }
@@ -137,7 +141,7 @@ static int mask_ssh_host_keys(int rootfd, struct kj_err *err)
 		if (strncmp(e->d_name, "ssh_host_", 9) || n < 4 || strcmp(e->d_name + n - 4, "_key"))
 			continue;
 		snprintf(path, sizeof(path), "/etc/ssh/%s", e->d_name);
-		rc = mask_path(rootfd, path, err);
+		rc = mask_path(rootfd, path, 0, err);
 	}
 	if (d)
 		closedir(d);
@@ -149,13 +153,13 @@ int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 	int rc = 0;
 
 	for (int i = 0; !rc && host_secrets[i]; i++)
-		rc = mask_path(rootfd, host_secrets[i], err);
+		rc = mask_path(rootfd, host_secrets[i], 0, err);
 	if (!rc)
 		rc = mask_ssh_host_keys(rootfd, err);
 
 	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
 		rc = mask_home(rootfd, cfg->homes[i], err);
 	for (size_t i = 0; !rc && i < cfg->nmasks; i++)
-		rc = mask_path(rootfd, cfg->masks[i], err);
+		rc = mask_path(rootfd, cfg->masks[i], 0, err);
 	return rc;
 }

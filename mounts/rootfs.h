@@ -3,6 +3,7 @@
 #define KJAIL_ROOTFS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "mounts/sockets.h"
 #include "runtime/config.h"
@@ -38,8 +39,8 @@ int devnull_clone(struct kj_err *err);
 
 /* Hide path (resolved inside the new root): an empty read-only directory
  * over a directory, /dev/null over anything else; nothing if it is not
- * there. */
-int mask_path(int rootfd, const char *path, struct kj_err *err);
+ * there, or if only (an S_IF* type) is given and it is something else. */
+int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err);
 
 /* A fresh mount to mask with: empty read-only directory, or /dev/null. */
 int mask_source(int is_dir, struct kj_err *err);

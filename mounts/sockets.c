@@ -8,7 +8,9 @@
  * an IDE's server under ~ runs code as the caller). So kjail lists the
  * sockets bound in the host's network namespace (/proc/net/unix, read
  * before the clone, in the caller's namespace) and masks each with
- * /dev/null in the new root, after the binds.
+ * /dev/null in the new root, after the binds, if that path is a socket
+ * there (a process of another mount namespace may have bound the same
+ * path name to something else: an ordinary file there stays).
  *
  * Not masked: a socket at or below a --ro/--rw grant's source (the caller
  * exposed it on purpose), and sockets under /run, /var/run, /tmp, /dev,
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mounts/rootfs.h"
@@ -140,7 +143,7 @@ int host_sockets_mask(int rootfd, const struct host_sockets *hs, struct kj_err *
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < hs->n; i++)
-		rc = mask_path(rootfd, hs->paths[i], err);
+		rc = mask_path(rootfd, hs->paths[i], S_IFSOCK, err);
 	return rc;
 }
 

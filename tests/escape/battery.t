@@ -754,6 +754,20 @@ BG_PIDS+=($!)
 for _ in $(seq 100); do [ -s "$FIX/ws-sock" ] && break; sleep 0.05; done
 kje -- "$P/escape_connect_unix" "$WS/host.sock"
 verdict host_unix_socket_in_workspace_unreachable
+# A socket bound in another mount namespace (a container's view) is listed
+# by path too; where that path is an ordinary file here, the file stays.
+mkdir -p "$FIX/other-ns"
+echo keep >"$FIX/other-ns/s.sock"
+chmod 644 "$FIX/other-ns/s.sock"
+unshare -m sh -c 'mount -t tmpfs kjail-escape "$1" && exec python3 -c "
+import socket, sys, time
+u = socket.socket(socket.AF_UNIX); u.bind(sys.argv[1]); u.listen(1); print(\"up\", flush=True); time.sleep(60)" "$1/s.sock"' sh "$FIX/other-ns" >"$FIX/other-ns.up" 2>&1 &
+BG_PIDS+=($!)
+for _ in $(seq 100); do [ -s "$FIX/other-ns.up" ] && break; sleep 0.05; done
+is "$(grep -c " $FIX/other-ns/s.sock$" /proc/net/unix)" 1 other_namespace_socket_listed_by_the_kernel
+kje -- cat "$FIX/other-ns/s.sock"
+is "$rc:$out" "0:keep" same_path_ordinary_file_not_masked
+
 # The way to expose one on purpose: grant it by its path.
 kje --ro "$FIX/host.sock" -- "$P/escape_connect_unix" "$FIX/host.sock"
 is "$rc" 1 granted_host_socket_reachable_by_its_path
