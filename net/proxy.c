@@ -215,7 +215,7 @@ static void proxy_harden(int keep1, int keep2)
 	if (hi > lo + 1)
 		syscall(SYS_close_range, lo + 1, hi - 1, 0);
 	syscall(SYS_close_range, hi + 1, ~0U, 0);
-	/* Two pipes and two sockets per connection. */
+	/* Two sockets per connection. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		rl.rlim_cur = rl.rlim_max < 16384 ? rl.rlim_max : 16384;
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
