@@ -21,7 +21,7 @@
 #define PROXY_SHOWN_HOSTS 5	      /* refused hosts named in the summary */
 #define PROXY_HOSTPORT_MAX (HM_NAME_MAX + 32) /* "host:port", "[v6]:port" */
 #define PUMP_BUF_MIN (64 * 1024)      /* per direction and connection */
-#define PUMP_BUF_MAX (1024 * 1024)    /* grown to, for a bulk transfer ... */
+#define PUMP_BUF_MAX (2048 * 1024)    /* grown to, for a bulk transfer ... */
 #define PROXY_BULK_BUDGET (64u << 20) /* ... while all growth stays below this */
 
 struct proxy_host_entry {
