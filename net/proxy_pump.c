@@ -8,12 +8,12 @@
  * measured slower. splice into a TCP socket adds the pipe's pages to a
  * segment 4 KiB page by page, at most 17 fragments, so segments to the
  * sandbox stay near 64 KiB whatever its lo allows (packets on it averaged
- * 36-45 KiB with splice, any pipe size; 178 KiB with send()), while send()
- * from a buffer fills segments of up to 512 KiB (see net/loopback.c).
+ * 36-45 KiB with splice, any pipe size; 175-250 KiB with send()), while
+ * send() from a buffer fills segments of up to 512 KiB (net/loopback.c).
  * Several times fewer segments (TCP/IP processing, ACKs and wake-ups, for
  * the proxy and for COMMAND's receive) outweigh the two memcpy: a 1 GiB
- * download cost about 0.82 s of CPU in all (server, proxy, curl) with
- * splice, 0.53 s this way, 0.43 s with --net host. */
+ * download cost about 0.98 s of CPU in all (server, proxy, curl) with
+ * splice, 0.62 s this way, 0.45 s with --net host (README, "Measured"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
