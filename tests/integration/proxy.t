@@ -281,6 +281,16 @@ urls=""
 for i in $(seq 200); do urls="$urls -o /dev/null http://web.test:$HTTP/$i"; done
 kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -sS -Z --parallel-max 200 -w '%{http_code}\n' $urls | sort | uniq -c"
 like "$out" "^ *200 200$" parallel_200_connections_all_complete
+# Worker threads are reused: sequential requests, a burst, sequential
+# again, in one sandbox, every one answered.
+urls=""
+for i in $(seq 100); do urls="$urls -o /dev/null http://web.test:$HTTP/$i"; done
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "{
+	for i in \$(seq 20); do curl -sS -o /dev/null -w '%{http_code}\n' http://web.test:$HTTP/; done
+	curl -sS -Z --parallel-max 100 -w '%{http_code}\n' $urls
+	for i in \$(seq 20); do curl -sS -o /dev/null -w '%{http_code}\n' http://web.test:$HTTP/; done
+} | sort | uniq -c"
+like "$out" "^ *140 200$" workers_reused_across_sequential_and_parallel_requests
 
 kj exec "${P[@]}" "${WEB[@]}" --net-idle-timeout 1s -- python3 -c "import socket, time
 s = socket.create_connection(('127.0.0.1', 3128), timeout=10)
