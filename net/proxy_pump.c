@@ -15,7 +15,6 @@
  * download cost about 0.98 s of CPU in all (server, proxy, curl) with
  * splice, 0.62 s this way, 0.45 s with --net host (README, "Measured"). */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,7 +23,6 @@
 #include <unistd.h>
 
 #include "net/proxy_int.h"
-
 
 int64_t now_ms(void)
 {
