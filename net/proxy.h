@@ -7,7 +7,7 @@
  * proxy speaks HTTP CONNECT, plain HTTP and SOCKS5, decides each
  * connection against --allow-host/--deny-host (net/hostmatch.c), resolves
  * names itself, refuses non-public addresses unless allowed as such,
- * splices the bytes, and logs one line per connection to --net-log.
+ * relays the bytes, and logs one line per connection to --net-log.
  */
 #ifndef KJAIL_PROXY_H
 #define KJAIL_PROXY_H

@@ -1,7 +1,7 @@
 /* Internals of the host-side egress proxy (--net proxy), shared by its
  * files: proxy.c (the process), proxy_conn.c (one connection: decide,
  * resolve, connect, log), proxy_http.c, proxy_socks.c (the two
- * protocols), proxy_pump.c (splice both ways), proxy_hosts.c (--net-hosts). */
+ * protocols), proxy_pump.c (relay both ways), proxy_hosts.c (--net-hosts). */
 #ifndef KJAIL_PROXY_INT_H
 #define KJAIL_PROXY_INT_H
 
@@ -20,6 +20,9 @@
 #define PROXY_MAX_ADDRS 16	      /* addresses tried per name */
 #define PROXY_SHOWN_HOSTS 5	      /* refused hosts named in the summary */
 #define PROXY_HOSTPORT_MAX (HM_NAME_MAX + 32) /* "host:port", "[v6]:port" */
+#define PUMP_BUF_MIN (64 * 1024)      /* per direction and connection */
+#define PUMP_BUF_MAX (2048 * 1024)    /* grown to, for a bulk transfer ... */
+#define PROXY_BULK_BUDGET (64u << 20) /* ... while all growth stays below this */
 
 struct proxy_host_entry {
 	char name[HM_NAME_MAX + 1];
@@ -44,6 +47,7 @@ struct proxy_ctx {
 	struct proxy_stats *stats;
 	pthread_mutex_t lock; /* the shown list, clients[] */
 	atomic_int active;    /* connections being served */
+	atomic_size_t bulk_bytes; /* buffer growth beyond PUMP_BUF_MIN, all connections */
 	int clients[PROXY_MAX_CONNS]; /* their client fds (-1: free slot) */
 };
 
@@ -90,7 +94,7 @@ int64_t now_ms(void);
  * end of file, ETIMEDOUT, EMSGSIZE when the buffer is full). */
 int rbuf_need(int fd, struct rbuf *rb, size_t n, int64_t deadline);
 int write_all(int fd, const void *buf, size_t len, int timeout_ms);
-/* Splice client <-> upstream until both directions ended, an error, or
+/* Relay client <-> upstream until both directions ended, an error, or
  * idle_ms without a byte. up_limit caps client -> upstream (plain HTTP:
  * one request body); UINT64_MAX for none. Returns a reason for the log
  * ("idle timeout") or NULL. */

@@ -1,8 +1,8 @@
 /* The relay inside the sandbox (see relay.h). Passing the accepted socket
  * instead of copying its bytes keeps the relay trivial (one accept, one
  * sendmsg, one close per connection; no buffers, no threads, nothing for
- * the sandbox's pids limit) and lets the proxy splice straight from the
- * upstream socket to the sandbox's. */
+ * the sandbox's pids limit) and lets the proxy move bytes straight between
+ * the upstream socket and the sandbox's: one relaying process, not two. */
 #include "net/relay.h"
 
 #include <arpa/inet.h>

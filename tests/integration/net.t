@@ -6,6 +6,16 @@
 kj exec -- sh -c 'ls /sys/class/net | tr "\n" " "; cat /sys/class/net/lo/flags'
 is "$out" "lo 0x9" only_lo_exists_and_is_up
 
+# lo's GSO limit raised to its TSO limit (512 KiB; net/loopback.c), in the
+# sandbox's namespace only: large segments for bulk loopback traffic.
+kj exec -- sh -c 'ip -d link show lo | grep -o "[gt]so_max_size [0-9]*" | tr "\n" " "'
+like "$out" "^gso_max_size ([0-9]+) tso_max_size \1 $" sandbox_lo_gso_limit_is_its_tso_limit
+host_gso() { ip -d link show lo | grep -o 'gso_max_size [0-9]*'; }
+before=$(host_gso)
+kj exec --net host -- true
+kj exec -- true
+is "$(host_gso)" "$before" host_lo_untouched
+
 inside_loopback='import socket, threading
 for fam, addr in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
     s = socket.socket(fam); s.bind((addr, 0)); s.listen(1)

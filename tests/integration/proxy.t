@@ -22,7 +22,9 @@ cp "$T/ca.pem" "$WS/ca.pem"
 chmod a+r "$WS/ca.pem"
 
 cat >"$T/servers.py" <<'PY'
-import http.server, ssl, sys, threading
+import hashlib, http.server, ssl, sys, threading
+def pattern(n):  # 251 is prime: a dropped, doubled or moved block shows
+    return (bytes(range(251)) * (n // 251 + 1))[:n]
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def reply(self, body):
@@ -31,9 +33,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
     def do_GET(self):
+        if self.path.startswith("/bytes/"):  # N bytes of a pattern, for bulk transfers
+            return self.reply(pattern(int(self.path[7:])))
         self.reply(b"hello from " + self.headers.get("Host", "-").encode() + b"\n")
     def do_POST(self):
         data = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if self.path == "/sha256":
+            return self.reply(hashlib.sha256(data).hexdigest().encode() + b"\n")
         self.reply(b"got %d bytes\n" % len(data))
     def log_message(self, *args):
         pass
@@ -116,6 +122,39 @@ like "$out" "SOCKS5 connection to 127.0.0.1. \(2\)" socks5_address_not_allowed_a
 
 kj exec "${P[@]}" "${WEB[@]}" -- sh -c "head -c 300000 /dev/zero | curl -sS --data-binary @- http://web.test:$HTTP/upload"
 is "$out" "got 300000 bytes" http_request_body_forwarded
+
+# Bulk transfers, past every growth of the relay's buffers (64 KiB to
+# 2 MiB): the bytes arrive intact and in order, and are counted.
+BIG=20000000
+want=$(python3 -c "import hashlib; print(hashlib.sha256((bytes(range(251)) * ($BIG // 251 + 1))[:$BIG]).hexdigest())")
+rm -f "$LOG"
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -sS http://web.test:$HTTP/bytes/$BIG | sha256sum"
+is "$out" "$want  -" bulk_download_arrives_intact
+# The log counts the body and the response head (some 100 bytes).
+logged() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$LOG"; }
+n=$(logged down)
+ok bulk_download_counted test "${n:-0}" -ge "$BIG" -a "${n:-0}" -lt $((BIG + 1000))
+rm -f "$LOG"
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "python3 -c 'import sys; sys.stdout.buffer.write((bytes(range(251)) * ($BIG // 251 + 1))[:$BIG])' |
+	curl -sS --data-binary @- http://web.test:$HTTP/sha256"
+is "$out" "$want" bulk_upload_arrives_intact
+n=$(logged up)
+ok bulk_upload_counted test "${n:-0}" -ge "$BIG" -a "${n:-0}" -lt $((BIG + 1000))
+# A slow reader through a CONNECT tunnel: the proxy holds what it read
+# until the sandbox takes it (partial writes), and nothing is lost.
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "import hashlib, socket, time
+s = socket.create_connection(('127.0.0.1', 3128), timeout=20)
+s.sendall(b'CONNECT web.test:$HTTP HTTP/1.1\r\n\r\n')
+assert s.recv(1000).startswith(b'HTTP/1.1 200')
+s.sendall(b'GET /bytes/$BIG HTTP/1.1\r\nHost: web.test\r\nConnection: close\r\n\r\n')
+data, n = bytearray(), 0
+while True:
+    b = s.recv(8192)
+    if not b: break
+    data += b; n += 1
+    if n % 200 == 0: time.sleep(0.01)
+print(hashlib.sha256(data.split(b'\r\n\r\n', 1)[1]).hexdigest())"
+is "$out" "$want" slow_reader_through_tunnel_gets_every_byte
 
 # ------------------------------------------------------------- refused
 kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" 'CONNECT evil.test:443 HTTP/1.1\r\nHost: evil.test:443\r\n\r\n'
@@ -242,6 +281,16 @@ urls=""
 for i in $(seq 200); do urls="$urls -o /dev/null http://web.test:$HTTP/$i"; done
 kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -sS -Z --parallel-max 200 -w '%{http_code}\n' $urls | sort | uniq -c"
 like "$out" "^ *200 200$" parallel_200_connections_all_complete
+# Worker threads are reused: sequential requests, a burst, sequential
+# again, in one sandbox, every one answered.
+urls=""
+for i in $(seq 100); do urls="$urls -o /dev/null http://web.test:$HTTP/$i"; done
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "{
+	for i in \$(seq 20); do curl -sS -o /dev/null -w '%{http_code}\n' http://web.test:$HTTP/; done
+	curl -sS -Z --parallel-max 100 -w '%{http_code}\n' $urls
+	for i in \$(seq 20); do curl -sS -o /dev/null -w '%{http_code}\n' http://web.test:$HTTP/; done
+} | sort | uniq -c"
+like "$out" "^ *140 200$" workers_reused_across_sequential_and_parallel_requests
 
 kj exec "${P[@]}" "${WEB[@]}" --net-idle-timeout 1s -- python3 -c "import socket, time
 s = socket.create_connection(('127.0.0.1', 3128), timeout=10)
