@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,9 +146,9 @@ static int exec_plan_make(const struct sandbox *sb, char *payload, size_t len,
 	return 0;
 }
 
-/* In the vfork()ed child: become the requested command, or report why
- * not. Only system calls and stack buffers here (vfork: init's memory is
- * shared until execve, and init waits). */
+/* In the exec's child: become the requested command, or report why not.
+ * Only system calls and stack buffers here: init's memory is shared until
+ * execve (exec_start), and init waits. */
 __attribute__((noreturn)) static void exec_child(const struct sandbox *sb, int connfd,
 						 const struct exec_plan *x, const int *fds)
 {
@@ -180,19 +181,34 @@ __attribute__((noreturn)) static void exec_child(const struct sandbox *sb, int c
 	_exit(err.exit_code);
 }
 
-/* vfork, not fork: init's page tables are not copied for every exec (the
- * child executes at once). */
+struct exec_args {
+	const struct sandbox *sb;
+	int connfd;
+	const struct exec_plan *x;
+	const int *fds;
+};
+
+static int exec_trampoline(void *arg)
+{
+	const struct exec_args *a = arg;
+
+	exec_child(a->sb, a->connfd, a->x, a->fds);
+}
+
+/* As posix_spawn does: the child shares init's memory (init's page tables
+ * are not copied for every exec) on a stack of its own, and init waits
+ * until it has executed (CLONE_VFORK), so one stack serves every exec. */
 static pid_t exec_start(const struct sandbox *sb, int connfd, char *payload, size_t len,
 			const struct session_msg_hdr *h, const int *fds)
 {
+	static char stack[64 * 1024] __attribute__((aligned(16)));
 	struct exec_plan x;
+	struct exec_args a = {.sb = sb, .connfd = connfd, .x = &x, .fds = fds};
 	pid_t pid;
 
 	if (exec_plan_make(sb, payload, len, h, &x) < 0)
 		return -1;
-	pid = vfork();
-	if (pid == 0)
-		exec_child(sb, connfd, &x, fds);
+	pid = clone(exec_trampoline, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	free(x.argv);
 	free(x.envp);
 	return pid;
