@@ -7,11 +7,21 @@
 # powered off in time.  Nothing here touches the host's cgroups or sysctls:
 # all of that happens inside the VM.
 #
-# TEST... optionally limits the run to some scripts (name, name.t or path).
+# TEST... optionally limits the run (default: guest integration escape):
+#   guest                  every tests/vm/guest/*.t
+#   NAME, NAME.t, PATH     one guest script
+#   integration, escape    the host suite's tests/integration/*.t or
+#                          tests/escape/*.t, each file as root and as nobody
+#   integration/NAME[.t]   one file of it (escape/NAME likewise)
+# The host-suite files run with the host's /usr exported read-only into the
+# guest (virtfs), see tests/vm/hostsuite.
 #
 # Environment:
-#   VM_TIMEOUT       seconds until qemu is killed and the run fails (900)
-#   VM_TEST_TIMEOUT  per-script timeout inside the guest, seconds (300)
+#   VM_TIMEOUT       seconds until qemu is killed and the run fails (900,
+#                    2400 with host-suite files)
+#   VM_TEST_TIMEOUT  per-script timeout inside the guest, seconds (300,
+#                    600 with host-suite files)
+#   VM_AS            who runs kjail in the host-suite files: "root user"
 #   VM_MEM, VM_SMP   guest memory in MiB (2048) and CPUs (2)
 #   VM_CPU           qemu -cpu model (qemu64; "max" adds RDRAND, AVX...)
 #   VM_KERNEL        use this bzImage instead of the Debian package
@@ -28,8 +38,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 vmdir=${VM_BUILD_DIR:-$repo/build/vm}
 guestsrc=$here/guest
-timeout_s=${VM_TIMEOUT:-900}
-test_timeout=${VM_TEST_TIMEOUT:-300}
 mem=${VM_MEM:-2048}
 smp=${VM_SMP:-2}
 log=$vmdir/console.log
@@ -42,11 +50,37 @@ kjail=$1; shift
 [ -f "$kjail" ] || die "kjail binary '$kjail' not found (build it first: make)"
 abspath() { case $1 in /*) echo "$1";; *) echo "$(pwd)/$1";; esac; }
 kjail=$(abspath "$kjail")
-tests=""
+# Guest scripts go to $tests; host-suite files (integration/fs.t, ...) to
+# $hosttests.
+[ $# -gt 0 ] || set -- guest integration escape
+tests="" hosttests=""
 for t in "$@"; do
-	case $t in */*) t=$(abspath "$t");; esac
-	tests="$tests $t"
+	case $t in
+	guest) tests="$tests all";;
+	integration|escape|tests/integration|tests/escape)
+		for f in "$repo/tests/${t#tests/}"/*.t; do
+			[ -f "$f" ] && hosttests="$hosttests ${t#tests/}/${f##*/}"
+		done;;
+	integration/*|escape/*|tests/integration/*|tests/escape/*)
+		t=${t#tests/}; t=${t%.t}.t
+		[ -f "$repo/tests/$t" ] || die "host-suite file '$t' not found (tests/$t)"
+		hosttests="$hosttests $t";;
+	*/*) tests="$tests $(abspath "$t")";;
+	*) tests="$tests $t";;
+	esac
 done
+as_list=${VM_AS:-root user}
+for a in $as_list; do
+	case $a in root|user) ;; *) die "VM_AS: '$a' is neither root nor user";; esac
+done
+# TCG runs the host suite 5-10x slower than native: longer default limits.
+if [ -n "$hosttests" ]; then
+	timeout_s=${VM_TIMEOUT:-2400}
+	test_timeout=${VM_TEST_TIMEOUT:-600}
+else
+	timeout_s=${VM_TIMEOUT:-900}
+	test_timeout=${VM_TEST_TIMEOUT:-300}
+fi
 case $timeout_s in ''|*[!0-9]*) die "VM_TIMEOUT must be whole seconds";; esac
 case $test_timeout in ''|*[!0-9]*) die "VM_TEST_TIMEOUT must be whole seconds";; esac
 
@@ -240,26 +274,56 @@ printf '/usr/local/lib\n/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu\n' >etc
 [ "$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null 2>&1 && ldconfig -r "$root" 2>/dev/null
 
 # Tests.
-if [ -n "$tests" ]; then
-	for t in $tests; do
-		case $t in
-		*/*) f=$t;;
-		*.t) f=$guestsrc/$t;;
-		*) f=$guestsrc/$t.t;;
-		esac
-		[ -f "$f" ] || die "test '$t' not found ($f)"
-		cp "$f" tests/
-	done
-else
-	for f in "$guestsrc"/*.t; do [ -f "$f" ] && cp "$f" tests/; done
-fi
+for t in $tests; do
+	case $t in
+	all) for f in "$guestsrc"/*.t; do [ -f "$f" ] && cp "$f" tests/; done; continue;;
+	*/*) f=$t;;
+	*.t) f=$guestsrc/$t;;
+	*) f=$guestsrc/$t.t;;
+	esac
+	[ -f "$f" ] || die "test '$t' not found ($f)"
+	cp "$f" tests/
+done
 [ -f "$guestsrc/lib.sh" ] && cp "$guestsrc/lib.sh" tests/
+
+# The host suite: its files and helpers under /kjail/tests, kjail and the
+# probes staged in /var/tmp/kjail-tests as tests/run.sh does, and one
+# guest script per file and caller that runs it through kjail-vm-hostsuite
+# (root files sort after the guest scripts, then the user ones).  The
+# host's /usr comes in through virtfs (see the boot section); from the
+# host's /etc only what the suite's programs read (no secrets).
+if [ -n "$hosttests" ]; then
+	mkdir -p kjail/tests var/tmp/kjail-tests/probes etc/ssl
+	cp -R "$repo/tests/lib.sh" "$repo/tests/config-lib.sh" "$repo/tests/integration" \
+		"$repo/tests/escape" kjail/tests/ || die "copy of the host suite failed"
+	cp "$kjail" var/tmp/kjail-tests/kjail || die "copy of kjail failed"
+	probes=$repo/build/tests
+	[ -x "$probes/fdcheck" ] || die "the probes are missing: sh tests/probes/build.sh build/tests"
+	find "$probes" -maxdepth 1 -type f -perm -u+x -exec cp {} var/tmp/kjail-tests/probes/ \;
+	chmod -R a+rX kjail var/tmp/kjail-tests
+	for e in alternatives ssl/certs ssl/openssl.cnf python3 python3.11 perl \
+		protocols services ethertypes iproute2 mime.types localtime inputrc; do
+		[ -e "/etc/$e" ] || [ -L "/etc/$e" ] || continue
+		cp -a "/etc/$e" "etc/$e" || die "copy of /etc/$e failed"
+	done
+	touch etc/kjail-vm/host-usr
+	for a in $as_list; do
+		case $a in root) pre=5;; user) pre=6;; esac
+		for t in $hosttests; do
+			suite=${t%%/*} name=${t#*/}; name=${name%.t}
+			case $suite in integration) n=0;; *) n=5;; esac
+			printf 'exec /usr/sbin/kjail-vm-hostsuite %s %s\n' "$a" "$t" \
+				>"tests/$pre$n-$a-$suite-$name.t"
+		done
+	done
+fi
 chmod -R a+rX tests
 ls tests/*.t >/dev/null 2>&1 || die "no tests selected"
 
-cp "$here/init" init && cp "$here/init2" usr/sbin/kjail-vm-init ||
+cp "$here/init" init && cp "$here/init2" usr/sbin/kjail-vm-init &&
+	cp "$here/hostsuite" usr/sbin/kjail-vm-hostsuite ||
 	die "copy of the guest init scripts failed"
-chmod 0755 init usr/sbin/kjail-vm-init
+chmod 0755 init usr/sbin/kjail-vm-init usr/sbin/kjail-vm-hostsuite
 
 initrd=$vmdir/initramfs.cpio.gz
 # Everything root-owned in the archive; the guest chowns /home/kjtest.
@@ -273,8 +337,15 @@ say "initramfs $initrd ($(du -k "$initrd" | cut -f1) KiB), log $log"
 append="console=ttyS0 panic=-1 quiet kjail.test_timeout=$test_timeout ${VM_APPEND:-}"
 : >"$log"
 start=$(date +%s.%N)
+# The host's /usr for the host-suite files: read-only, as a 9p export
+# (virtio-9p-pci; the guest loads virtio_pci, 9pnet_virtio and 9p from
+# guest/modules).  security_model=none: the guest sees the host's owners
+# and modes, set-user-ID bits included, as programs on a host do.
+set --
+[ -n "$hosttests" ] && set -- -virtfs \
+	local,path=/usr,mount_tag=kjail-host-usr,security_model=none,readonly=on
 qemu-system-x86_64 -accel tcg -cpu "${VM_CPU:-qemu64}" -m "$mem" -smp "$smp" -nographic \
-	-no-reboot -nic none -kernel "$kernel" -initrd "$initrd" \
+	-no-reboot -nic none -kernel "$kernel" -initrd "$initrd" "$@" \
 	-append "$append" </dev/null >"$log" 2>&1 &
 qpid=$!
 streampid=""
