@@ -50,6 +50,8 @@ kjail=$1; shift
 [ -f "$kjail" ] || die "kjail binary '$kjail' not found (build it first: make)"
 abspath() { case $1 in /*) echo "$1";; *) echo "$(pwd)/$1";; esac; }
 kjail=$(abspath "$kjail")
+# Absolute: the image is built from inside $vmdir/rootfs.
+vmdir=$(abspath "$vmdir") log=$vmdir/console.log
 # Guest scripts go to $tests; host-suite files (integration/fs.t, ...) to
 # $hosttests.
 [ $# -gt 0 ] || set -- guest integration escape
@@ -159,9 +161,11 @@ rm -rf "$root" || die "cannot clear $root"
 mkdir -p "$root" && cd "$root" || die "cannot create $root"
 # Merged-/usr layout like the host, so host library paths work unchanged.
 mkdir -p usr/bin usr/sbin usr/lib usr/lib64 usr/local/bin usr/local/sbin \
-	usr/local/lib etc/kjail-vm proc sys dev run tmp var/tmp root \
-	home/kjtest mnt tests
+	usr/local/lib etc/kjail-vm etc/default proc sys dev run tmp var/tmp root \
+	home/kjtest mnt tests boot
 ln -s usr/bin bin; ln -s usr/sbin sbin; ln -s usr/lib lib; ln -s usr/lib64 lib64
+# As on a Debian host (the host suite relies on these).
+ln -s /run var/run
 chmod 1777 tmp var/tmp; chmod 0700 root
 # The kernel opens /dev/console for /init before anything is mounted.
 [ "$(id -u)" -eq 0 ] && mknod -m 0600 dev/console c 5 1
