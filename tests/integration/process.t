@@ -76,12 +76,11 @@ wait_file() {
 }
 
 # within NAME ELAPSED_MS MIN_MS MAX_MS
-# KJ_TIME_SLACK_MS (default 0) widens every MAX_MS: the TCG VM sets 2000
-# (tests/vm/hostsuite), as start-up there costs seconds under load. Each
-# MAX_MS plus 2000 still stays below the failure it guards against (a 5 s
-# grace waited for, a leftover process waited for).
+# MAX_MS is widened by KJ_TIME_SLACK_MS (lib.sh): each MAX_MS plus 2000
+# still stays below the failure it guards against (a 5 s grace waited
+# for, a leftover process waited for).
 within() {
-	local max=$(($4 + ${KJ_TIME_SLACK_MS:-0}))
+	local max=$(($4 + KJ_TIME_SLACK_MS))
 	if [ "$2" -ge "$3" ] && [ "$2" -le "$max" ]; then
 		_report 0 "$1"
 	else
