@@ -53,7 +53,7 @@ BUILD_DEPS := build-essential pkg-config libcap-dev libseccomp-dev \
               libnl-3-dev libnl-route-3-dev
 TEST_DEPS  := $(BUILD_DEPS) git util-linux procps iproute2 python3 perl busybox-static curl openssl openssh-client
 BENCH_DEPS := $(BUILD_DEPS) bubblewrap hyperfine util-linux time python3 curl
-VM_DEPS    := $(BUILD_DEPS) qemu-system-x86 busybox-static cpio
+VM_DEPS    := $(TEST_DEPS) qemu-system-x86 cpio
 
 FUZZ_DEPS  := $(BUILD_DEPS) clang libclang-rt-14-dev
 LINT_DEPS  := $(BUILD_DEPS) cppcheck clang-tidy

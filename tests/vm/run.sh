@@ -7,11 +7,21 @@
 # powered off in time.  Nothing here touches the host's cgroups or sysctls:
 # all of that happens inside the VM.
 #
-# TEST... optionally limits the run to some scripts (name, name.t or path).
+# TEST... optionally limits the run (default: guest integration escape):
+#   guest                  every tests/vm/guest/*.t
+#   NAME, NAME.t, PATH     one guest script
+#   integration, escape    the host suite's tests/integration/*.t or
+#                          tests/escape/*.t, each file as root and as nobody
+#   integration/NAME[.t]   one file of it (escape/NAME likewise)
+# The host-suite files run with the host's /usr exported read-only into the
+# guest (virtfs), see tests/vm/hostsuite.
 #
 # Environment:
-#   VM_TIMEOUT       seconds until qemu is killed and the run fails (900)
-#   VM_TEST_TIMEOUT  per-script timeout inside the guest, seconds (300)
+#   VM_TIMEOUT       seconds until qemu is killed and the run fails (900,
+#                    2400 with host-suite files)
+#   VM_TEST_TIMEOUT  per-script timeout inside the guest, seconds (300,
+#                    600 with host-suite files)
+#   VM_AS            who runs kjail in the host-suite files: "root user"
 #   VM_MEM, VM_SMP   guest memory in MiB (2048) and CPUs (2)
 #   VM_CPU           qemu -cpu model (qemu64; "max" adds RDRAND, AVX...)
 #   VM_KERNEL        use this bzImage instead of the Debian package
@@ -28,8 +38,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 vmdir=${VM_BUILD_DIR:-$repo/build/vm}
 guestsrc=$here/guest
-timeout_s=${VM_TIMEOUT:-900}
-test_timeout=${VM_TEST_TIMEOUT:-300}
 mem=${VM_MEM:-2048}
 smp=${VM_SMP:-2}
 log=$vmdir/console.log
@@ -42,11 +50,39 @@ kjail=$1; shift
 [ -f "$kjail" ] || die "kjail binary '$kjail' not found (build it first: make)"
 abspath() { case $1 in /*) echo "$1";; *) echo "$(pwd)/$1";; esac; }
 kjail=$(abspath "$kjail")
-tests=""
+# Absolute: the image is built from inside $vmdir/rootfs.
+vmdir=$(abspath "$vmdir") log=$vmdir/console.log
+# Guest scripts go to $tests; host-suite files (integration/fs.t, ...) to
+# $hosttests.
+[ $# -gt 0 ] || set -- guest integration escape
+tests="" hosttests=""
 for t in "$@"; do
-	case $t in */*) t=$(abspath "$t");; esac
-	tests="$tests $t"
+	case $t in
+	guest) tests="$tests all";;
+	integration|escape|tests/integration|tests/escape)
+		for f in "$repo/tests/${t#tests/}"/*.t; do
+			[ -f "$f" ] && hosttests="$hosttests ${t#tests/}/${f##*/}"
+		done;;
+	integration/*|escape/*|tests/integration/*|tests/escape/*)
+		t=${t#tests/}; t=${t%.t}.t
+		[ -f "$repo/tests/$t" ] || die "host-suite file '$t' not found (tests/$t)"
+		hosttests="$hosttests $t";;
+	*/*) tests="$tests $(abspath "$t")";;
+	*) tests="$tests $t";;
+	esac
 done
+as_list=${VM_AS:-root user}
+for a in $as_list; do
+	case $a in root|user) ;; *) die "VM_AS: '$a' is neither root nor user";; esac
+done
+# TCG runs the host suite 5-10x slower than native: longer default limits.
+if [ -n "$hosttests" ]; then
+	timeout_s=${VM_TIMEOUT:-2400}
+	test_timeout=${VM_TEST_TIMEOUT:-600}
+else
+	timeout_s=${VM_TIMEOUT:-900}
+	test_timeout=${VM_TEST_TIMEOUT:-300}
+fi
 case $timeout_s in ''|*[!0-9]*) die "VM_TIMEOUT must be whole seconds";; esac
 case $test_timeout in ''|*[!0-9]*) die "VM_TEST_TIMEOUT must be whole seconds";; esac
 
@@ -125,9 +161,11 @@ rm -rf "$root" || die "cannot clear $root"
 mkdir -p "$root" && cd "$root" || die "cannot create $root"
 # Merged-/usr layout like the host, so host library paths work unchanged.
 mkdir -p usr/bin usr/sbin usr/lib usr/lib64 usr/local/bin usr/local/sbin \
-	usr/local/lib etc/kjail-vm proc sys dev run tmp var/tmp root \
-	home/kjtest mnt tests
+	usr/local/lib etc/kjail-vm etc/default proc sys dev run tmp var/tmp root \
+	home/kjtest mnt tests boot
 ln -s usr/bin bin; ln -s usr/sbin sbin; ln -s usr/lib lib; ln -s usr/lib64 lib64
+# As on a Debian host (the host suite relies on these).
+ln -s /run var/run
 chmod 1777 tmp var/tmp; chmod 0700 root
 # The kernel opens /dev/console for /init before anything is mounted.
 [ "$(id -u)" -eq 0 ] && mknod -m 0600 dev/console c 5 1
@@ -240,26 +278,63 @@ printf '/usr/local/lib\n/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu\n' >etc
 [ "$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null 2>&1 && ldconfig -r "$root" 2>/dev/null
 
 # Tests.
-if [ -n "$tests" ]; then
-	for t in $tests; do
-		case $t in
-		*/*) f=$t;;
-		*.t) f=$guestsrc/$t;;
-		*) f=$guestsrc/$t.t;;
-		esac
-		[ -f "$f" ] || die "test '$t' not found ($f)"
-		cp "$f" tests/
-	done
-else
-	for f in "$guestsrc"/*.t; do [ -f "$f" ] && cp "$f" tests/; done
-fi
+for t in $tests; do
+	case $t in
+	all) for f in "$guestsrc"/*.t; do [ -f "$f" ] && cp "$f" tests/; done; continue;;
+	*/*) f=$t;;
+	*.t) f=$guestsrc/$t;;
+	*) f=$guestsrc/$t.t;;
+	esac
+	[ -f "$f" ] || die "test '$t' not found ($f)"
+	cp "$f" tests/
+done
 [ -f "$guestsrc/lib.sh" ] && cp "$guestsrc/lib.sh" tests/
-chmod -R a+rX tests
-ls tests/*.t >/dev/null 2>&1 || die "no tests selected"
 
-cp "$here/init" init && cp "$here/init2" usr/sbin/kjail-vm-init ||
+# The host suite: its files and helpers under /kjail/tests, kjail and the
+# probes staged in /var/tmp/kjail-tests as tests/run.sh does, and one
+# guest script per file and caller that runs it through kjail-vm-hostsuite
+# (root files sort after the guest scripts, then the user ones).  The
+# host's /usr comes in through virtfs (see the boot section); from the
+# host's /etc only what the suite's programs read (no secrets).
+if [ -n "$hosttests" ]; then
+	mkdir -p kjail/tests var/tmp/kjail-tests/probes etc/ssl
+	cp -R "$repo/tests/lib.sh" "$repo/tests/config-lib.sh" "$repo/tests/integration" \
+		"$repo/tests/escape" kjail/tests/ || die "copy of the host suite failed"
+	cp "$kjail" var/tmp/kjail-tests/kjail || die "copy of kjail failed"
+	probes=$repo/build/tests
+	[ -x "$probes/fdcheck" ] || die "the probes are missing: sh tests/probes/build.sh build/tests"
+	find "$probes" -maxdepth 1 -type f -perm -u+x -exec cp {} var/tmp/kjail-tests/probes/ \;
+	chmod -R a+rX kjail var/tmp/kjail-tests
+	for e in alternatives ssl/certs ssl/openssl.cnf python3 python3.11 perl \
+		protocols services ethertypes iproute2 mime.types localtime inputrc; do
+		[ -e "/etc/$e" ] || [ -L "/etc/$e" ] || continue
+		cp -a "/etc/$e" "etc/$e" || die "copy of /etc/$e failed"
+	done
+	touch etc/kjail-vm/host-usr
+	# One lane per caller: init2 runs the lanes side by side (one per
+	# vCPU), each file after the other within its lane.  Files that look
+	# at the whole machine run alone, after the guest scripts, before the
+	# lanes: limits.t checks that the cgroup tree is the same after as
+	# before, which the other lane's cgroups would break.
+	for a in $as_list; do
+		mkdir -p "tests/lanes/$a"
+		for t in $hosttests; do
+			suite=${t%%/*} name=${t#*/}; name=${name%.t}
+			case $t in
+			integration/limits.t) f=tests/50-$a-$suite-$name.t;;
+			*) f=tests/lanes/$a/$a-$suite-$name.t;;
+			esac
+			printf 'exec /usr/sbin/kjail-vm-hostsuite %s %s\n' "$a" "$t" >"$f"
+		done
+	done
+fi
+chmod -R a+rX tests
+[ -n "$(ls tests/*.t tests/lanes/*/*.t 2>/dev/null)" ] || die "no tests selected"
+
+cp "$here/init" init && cp "$here/init2" usr/sbin/kjail-vm-init &&
+	cp "$here/hostsuite" usr/sbin/kjail-vm-hostsuite ||
 	die "copy of the guest init scripts failed"
-chmod 0755 init usr/sbin/kjail-vm-init
+chmod 0755 init usr/sbin/kjail-vm-init usr/sbin/kjail-vm-hostsuite
 
 initrd=$vmdir/initramfs.cpio.gz
 # Everything root-owned in the archive; the guest chowns /home/kjtest.
@@ -270,11 +345,24 @@ say "kernel $kernel"
 say "initramfs $initrd ($(du -k "$initrd" | cut -f1) KiB), log $log"
 
 # ------------------------------------------------------------------ boot ---
-append="console=ttyS0 panic=-1 quiet kjail.test_timeout=$test_timeout ${VM_APPEND:-}"
+# Under TCG: no Meltdown page-table isolation (each syscall would flush
+# QEMU's software TLB; nothing here tests the mitigations), and the TSC as
+# clock source (the kernel rejects it under TCG and falls back to the
+# HPET, whose every read is an emulated MMIO access: in the scheduler, in
+# timers and in every clock_gettime, which cannot use the vDSO then).
+append="console=ttyS0 panic=-1 quiet mitigations=off clocksource=tsc tsc=reliable"
+append="$append kjail.test_timeout=$test_timeout ${VM_APPEND:-}"
 : >"$log"
 start=$(date +%s.%N)
+# The host's /usr for the host-suite files: read-only, as a 9p export
+# (virtio-9p-pci; the guest loads virtio_pci, 9pnet_virtio and 9p from
+# guest/modules).  security_model=none: the guest sees the host's owners
+# and modes, set-user-ID bits included, as programs on a host do.
+set --
+[ -n "$hosttests" ] && set -- -virtfs \
+	local,path=/usr,mount_tag=kjail-host-usr,security_model=none,readonly=on
 qemu-system-x86_64 -accel tcg -cpu "${VM_CPU:-qemu64}" -m "$mem" -smp "$smp" -nographic \
-	-no-reboot -nic none -kernel "$kernel" -initrd "$initrd" \
+	-no-reboot -nic none -kernel "$kernel" -initrd "$initrd" "$@" \
 	-append "$append" </dev/null >"$log" 2>&1 &
 qpid=$!
 streampid=""

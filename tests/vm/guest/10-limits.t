@@ -140,7 +140,10 @@ is "$(count_lines "$err" '^kjail: stats: memory')" 1 "stats_one_usage_line"
 is "$(count_lines "$err" '^kjail: ')" 2 "stats_usage_and_landlock_lines_only"
 
 # --- a daemon cannot leave -------------------------------------------------------------
-"$KJAIL" exec -- sh -c 'setsid sh -c "sleep 4242 & exit"; sleep 3' >/dev/null 2>&1 &
+# The sandbox lives 6 s: scanning /proc is slow under TCG, and a second
+# scan after wait_for could find the daemon already gone with its sandbox,
+# so the pid comes from the one scan that saw it.
+"$KJAIL" exec -- sh -c 'setsid sh -c "sleep 4242 & exit"; sleep 6' >/dev/null 2>&1 &
 kj=$!
 daemon_pid() {
 	local p
@@ -149,8 +152,7 @@ daemon_pid() {
 	done
 	return 1
 }
-if wait_for 10 daemon_pid >/dev/null; then
-	d=$(daemon_pid)
+if d=$(wait_for 10 daemon_pid); then
 	like "$(cat /proc/$d/cgroup)" "^0::/kjail/run-[0-9]+-[0-9a-f]+$" "double_forked_setsid_daemon_stays_in_cgroup"
 	wait $kj
 	check_fail "double_forked_daemon_dies_with_sandbox" test -d /proc/$d

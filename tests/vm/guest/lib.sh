@@ -95,7 +95,7 @@ as_user() {
 make_delegated_cgroup() {
 	local cg=$CGROUP_ROOT/$1 c
 	mkdir -p "$cg" || return 1
-	echo "$1" >>/run/kjail-vm/delegated
+	echo "$1" >>"${KJAIL_VM_DELEGATED:-/run/kjail-vm/delegated}"
 	for c in memory pids cpu; do
 		echo "+$c" >"$cg/cgroup.subtree_control" || return 1
 	done
