@@ -122,6 +122,7 @@ struct kj_config {
 	const char *seccomp_text, *seccomp_source;
 	char **env_file_vars; /* "NAME=VALUE" from --env-file; never printed */
 	size_t nenv_file_vars;
+	char *env_file_text;  /* the file's text, which env_file_vars point into */
 	const char *agent_socket; /* the caller's SSH_AUTH_SOCK, canonical */
 };
 

@@ -102,6 +102,7 @@ int env_file_load(struct kj_config *cfg, struct kj_conf_files *files, struct kj_
 		return rc;
 	shown = conf_shown(real);
 	conf_files_add(files, real, shown, "read (values not shown)");
+	cfg->env_file_text = text;
 	cfg->env_file_vars = calloc(ENV_FILE_MAX_VARS, sizeof(char *));
 	if (!cfg->env_file_vars)
 		return kj_fail(err, "env-file", ENOMEM, NULL, "%s", shown);

@@ -162,15 +162,22 @@ static int add_rule(struct kj_policy *p, const struct kj_line *ln, struct kj_err
 			kind = i;
 	if (asprintf(&text, "%s%s%s", ln->name, ln->value ? " " : "", ln->value ? ln->value : "") < 0)
 		return kj_fail(err, "policy", ENOMEM, NULL, "policy");
-	if (kind < 0 || !ln->value)
-		return kj_fail(err, "policy", 0, "write deny OPTION [VALUE], max OPTION VALUE or require WHAT",
-			       "%s: '%s' is not a policy rule", line_source(ln, where, sizeof(where)), text);
+	if (kind < 0 || !ln->value) {
+		kj_fail(err, "policy", 0, "write deny OPTION [VALUE], max OPTION VALUE or require WHAT",
+			"%s: '%s' is not a policy rule", line_source(ln, where, sizeof(where)), text);
+		free(text);
+		return -EINVAL;
+	}
 	r = realloc(p->rules, (p->n + 1) * sizeof(*r));
-	if (!r)
+	if (!r) {
+		free(text);
 		return kj_fail(err, "policy", ENOMEM, NULL, "policy");
+	}
 	p->rules = r;
-	if (!(rest = strdup(ln->value)))
+	if (!(rest = strdup(ln->value))) {
+		free(text);
 		return kj_fail(err, "policy", ENOMEM, NULL, "policy");
+	}
 	r = &p->rules[p->n++];
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
@@ -183,6 +190,19 @@ static int add_rule(struct kj_policy *p, const struct kj_line *ln, struct kj_err
 	}
 	r->opt = rest;
 	return parse_rule(r, err);
+}
+
+void policy_free(struct kj_policy *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free((char *)p->rules[i].opt); /* the copy the value points into */
+		free((char *)p->rules[i].where);
+		free((char *)p->rules[i].text);
+		free(p->rules[i].path);
+	}
+	free(p->rules);
+	p->rules = NULL;
+	p->n = 0;
 }
 
 int policy_load(struct kj_policy *p, struct kj_err *err)

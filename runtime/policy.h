@@ -53,6 +53,9 @@ struct kj_policy {
 
 int policy_load(struct kj_policy *p, struct kj_err *err);
 
+/* Free the rules policy_load() (or add_rule) built, also after an error. */
+void policy_free(struct kj_policy *p);
+
 int policy_enforce(const struct kj_policy *p, const struct kj_config *cfg,
 		   const struct kj_sources *src, struct kj_err *err);
 

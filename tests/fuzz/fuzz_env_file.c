@@ -52,5 +52,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_ASSERT(err.part[0] && memchr(err.msg, '\0', sizeof(err.msg)));
 	}
+	/* Freed here so that long runs do not grow into the RSS limit (a
+	 * run builds these once and keeps them until exit). */
+	free(envp);
+	free(cfg.env_file_vars);
+	free(cfg.env_file_text);
+	for (size_t i = 0; i < files.n; i++)
+		free((char *)files.v[i].real);
 	return 0;
 }

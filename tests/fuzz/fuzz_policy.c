@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_ASSERT(err.part[0] && memchr(err.msg, '\0', sizeof(err.msg)));
 	}
-	free(p.rules);
+	policy_free(&p);
 	free(lines.v);
 	free(text);
 	return 0;
