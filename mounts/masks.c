@@ -28,7 +28,7 @@ const char *const credential_paths[] = {
 /* A fresh detached mount to hide something with: an empty read-only
  * tmpfs for a directory, a clone of the host's verified /dev/null for a
  * file. */
-int mask_source(int is_dir, struct kj_err *err)
+static int mask_source(int is_dir, struct kj_err *err)
 {
 	if (!is_dir)
 		return devnull_clone(err);

@@ -42,9 +42,6 @@ int devnull_clone(struct kj_err *err);
  * there, or if only (an S_IF* type) is given and it is something else. */
 int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err);
 
-/* A fresh mount to mask with: empty read-only directory, or /dev/null. */
-int mask_source(int is_dir, struct kj_err *err);
-
 /* Mount a mask onto targetfd (an empty read-only directory if is_dir,
  * else /dev/null): the first of each kind is fresh, later ones clone it.
  * mask_sources_release() drops the two kept, when the tree is built. */

@@ -35,23 +35,13 @@
 
 #define MAX_SOCKETS 4096 /* more is a refusal: fail closed, not a partial mask */
 
-/* path is dir or below it. */
-static bool under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1 && dir[0] == '/')
-		return true;
-	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
-}
-
 static bool hidden_anyway(const char *path)
 {
 	static const char *const fresh[] = {"/run", "/var/run", "/tmp", "/dev",
 					    "/proc", "/sys", NULL};
 
 	for (int i = 0; fresh[i]; i++)
-		if (under(path, fresh[i]))
+		if (path_covers(fresh[i], path))
 			return true;
 	return false;
 }
@@ -59,7 +49,7 @@ static bool hidden_anyway(const char *path)
 static bool granted(const struct kj_config *cfg, const char *path)
 {
 	for (size_t i = 0; i < cfg->nbinds; i++)
-		if (!cfg->binds[i].agent && under(path, cfg->binds[i].src))
+		if (!cfg->binds[i].agent && path_covers(cfg->binds[i].src, path))
 			return true;
 	return false;
 }
@@ -92,7 +82,7 @@ static int add_mapped(struct host_sockets *hs, const struct kj_config *cfg, cons
 
 	if (!strcmp(cfg->root, "/"))
 		rc = add(hs, path, strlen(path), err);
-	if (rc || !ws->src || !ws->dest || !strcmp(ws->src, ws->dest) || !under(path, ws->src))
+	if (rc || !ws->dest || !path_covers(ws->src, path) || !strcmp(ws->src, ws->dest))
 		return rc;
 	n = strlen(ws->src);
 	if ((size_t)snprintf(mapped, sizeof(mapped), "%s%s", ws->dest, path + n) >= sizeof(mapped))
@@ -126,7 +116,7 @@ int host_sockets_find(const struct kj_config *cfg, struct host_sockets *hs, stru
 		len = strcspn(path, "\n");
 		path[len] = '\0';
 		if (granted(cfg, path) ||
-		    (hidden_anyway(path) && !(cfg->workspace.src && under(path, cfg->workspace.src))))
+		    (hidden_anyway(path) && !path_covers(cfg->workspace.src, path)))
 			continue;
 		rc = add_mapped(hs, cfg, path, err);
 	}

@@ -42,14 +42,16 @@ void config_init(struct kj_config *cfg)
 	cfg->caller_gid = cfg->gid = getgid();
 }
 
-/* Is a equal to b or an ancestor of it (path-wise)? Both canonical. */
-static bool path_covers(const char *a, const char *b)
+bool path_covers(const char *dir, const char *path)
 {
-	size_t n = strlen(a);
+	size_t n;
 
-	if (!strcmp(a, "/"))
+	if (!dir || !path)
+		return false;
+	n = strlen(dir);
+	if (!strcmp(dir, "/"))
 		return true;
-	return !strncmp(a, b, n) && (b[n] == '\0' || b[n] == '/');
+	return !strncmp(dir, path, n) && (path[n] == '\0' || path[n] == '/');
 }
 
 /* A DEST inside the sandbox: absolute, no "." or ".." or empty parts. */

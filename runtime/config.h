@@ -132,4 +132,8 @@ void config_init(struct kj_config *cfg);
  * database: paths canonical and existing, binds allowed, homes found. */
 int config_finish(struct kj_config *cfg, struct kj_err *err);
 
+/* Is dir equal to path or an ancestor of it, component-wise? Both
+ * canonical; false if either is NULL. */
+bool path_covers(const char *dir, const char *path);
+
 #endif

@@ -11,7 +11,7 @@
 
 #include "runtime/sandbox.h"
 
-static int status_code(int st)
+int exit_code_of(int st)
 {
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -39,7 +39,7 @@ void init_run(int ctl, pid_t command)
 			(void)!read(pfd[0].fd, &si, sizeof(si));
 			while ((p = waitpid(-1, &st, WNOHANG)) > 0)
 				if (p == command)
-					_exit(status_code(st));
+					_exit(exit_code_of(st));
 		}
 		if (pfd[1].revents) {
 			unsigned char msg[2];

@@ -175,7 +175,7 @@ __attribute__((noreturn)) static void keeper(struct sandbox *sb, pid_t parent)
 			while ((p = waitpid(-1, &st, WNOHANG)) > 0)
 				if (p == command) {
 					kill_descendants(); /* what COMMAND left behind */
-					_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+					_exit(exit_code_of(st));
 				}
 		}
 		if (pfd[1].revents) {

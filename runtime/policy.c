@@ -233,17 +233,6 @@ static const char *from(const struct kj_sources *src, const char *opt)
 	return o ? o : "kjail's default";
 }
 
-static bool path_within(const char *dir, const char *path)
-{
-	size_t n;
-
-	if (!dir || !path)
-		return false;
-	n = strlen(dir);
-
-	return !strcmp(dir, "/") || (!strncmp(dir, path, n) && (path[n] == '\0' || path[n] == '/'));
-}
-
 static bool env_listed(const char *const *list, size_t n, const char *name, bool assignment)
 {
 	size_t len = strlen(name);
@@ -286,7 +275,7 @@ static int check_path(const struct kj_rule *r, const struct kj_config *c,
 	bool ws = !strcmp(r->opt, "workspace") || (!strcmp(r->opt, "rw") && c->workspace.writable) ||
 		  (!strcmp(r->opt, "ro") && !c->workspace.writable);
 
-	if (ws && path_within(r->path, c->workspace.src)) {
+	if (ws && path_covers(r->path, c->workspace.src)) {
 		snprintf(what, sizeof(what), "the %s workspace %s",
 			 c->workspace.writable ? "writable" : "read-only", c->workspace.src);
 		return denied(r, what, from(s, "workspace"), err);
@@ -295,7 +284,7 @@ static int check_path(const struct kj_rule *r, const struct kj_config *c,
 		return 0;
 	for (size_t i = 0; i < c->nbinds; i++) {
 		const struct kj_bind *b = &c->binds[i];
-		if (b->agent || b->writable != !strcmp(r->opt, "rw") || !path_within(r->path, b->src))
+		if (b->agent || b->writable != !strcmp(r->opt, "rw") || !path_covers(r->path, b->src))
 			continue;
 		snprintf(what, sizeof(what), "--%s %s", r->opt, b->src);
 		return denied(r, what, from(s, r->opt), err);

@@ -59,6 +59,9 @@ __attribute__((noreturn)) void sandbox_child(struct sandbox *sb);
 
 /* Init (pid 1): reap, forward, exit with COMMAND's status. Never returns. */
 __attribute__((noreturn)) void init_run(int ctl, pid_t command);
+/* A wait status as a shell reports it: the exit code, or 128+N for
+ * signal N. */
+int exit_code_of(int wait_status);
 
 /* Parent: block the signals the supervisor forwards (before clone). */
 void supervise_block_signals(void);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "runtime/seccomp.h"
+#include "runtime/stdio.h"
 
 #define CPU_LIMIT_S 2	/* a real policy compiles in milliseconds */
 #define WALL_LIMIT_MS 10000 /* the CPU limit, with room for a loaded host */
@@ -37,22 +38,6 @@ struct reply {
 	unsigned int len; /* instructions that follow when rc == 0 */
 	struct kj_err err;
 };
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static void child(const char *text, const char *source, int fd, pid_t parent)
 {
@@ -67,8 +52,8 @@ static void child(const char *text, const char *source, int fd, pid_t parent)
 		_exit(1);
 	r.rc = kj_seccomp_compile(text, source, &prog, &r.err);
 	r.len = r.rc ? 0 : kj_seccomp_prog_len(prog);
-	if (write_all(fd, &r, sizeof(r)) ||
-	    (r.len && write_all(fd, kj_seccomp_prog_insns(prog), r.len * sizeof(struct sock_filter))))
+	if (!fd_write_all(fd, &r, sizeof(r)) ||
+	    (r.len && !fd_write_all(fd, kj_seccomp_prog_insns(prog), r.len * sizeof(struct sock_filter))))
 		_exit(1);
 	_exit(0);
 }

@@ -33,15 +33,6 @@ int seccomp_choice_parse(struct kj_config *cfg, const char *opt, const char *val
 }
 
 /* Is dir equal to path or an ancestor of it? Both canonical. */
-static bool covers(const char *dir, const char *path)
-{
-	size_t n = strlen(dir);
-
-	if (!strcmp(dir, "/"))
-		return true;
-	return !strncmp(dir, path, n) && (path[n] == '\0' || path[n] == '/');
-}
-
 /* The policy decides what the sandbox may do, so the sandbox must not be
  * able to have written it: not in the workspace, not in a write grant
  * (an earlier run, or this one's setup race, could plant a permissive
@@ -50,12 +41,12 @@ static bool covers(const char *dir, const char *path)
 static int check_file_place(const struct kj_config *cfg, const char *canon, const struct stat *st,
 			    struct kj_err *err)
 {
-	if (covers(cfg->workspace.src, canon))
+	if (path_covers(cfg->workspace.src, canon))
 		return kj_fail(err, "seccomp", 0, "keep policy files outside the workspace",
 			       "--seccomp %s is inside the workspace %s, which the sandbox can write",
 			       canon, cfg->workspace.src);
 	for (size_t i = 0; i < cfg->nbinds; i++)
-		if (cfg->binds[i].writable && covers(cfg->binds[i].src, canon))
+		if (cfg->binds[i].writable && path_covers(cfg->binds[i].src, canon))
 			return kj_fail(err, "seccomp", 0, "keep policy files outside every --rw grant",
 				       "--seccomp %s is inside the write grant %s", canon, cfg->binds[i].src);
 	if (!S_ISREG(st->st_mode))

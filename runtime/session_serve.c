@@ -305,8 +305,7 @@ static void reap(void)
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
 		for (int i = 0; i < nconns; i++)
 			if (conns[i].pid == pid) {
-				int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-				reply(conns[i].fd, SESSION_EXITED, code, NULL);
+				reply(conns[i].fd, SESSION_EXITED, exit_code_of(st), NULL);
 				conns[i].pid = 0;
 				last_activity_ms = now_ms();
 			}

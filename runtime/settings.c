@@ -149,13 +149,6 @@ static int apply_layers(struct kj_config *cfg, struct kj_lines layers[L_COUNT], 
 	return 0;
 }
 
-static bool path_within(const char *dir, const char *path)
-{
-	size_t n = strlen(dir);
-
-	return !strcmp(dir, "/") || (!strncmp(dir, path, n) && (path[n] == '\0' || path[n] == '/'));
-}
-
 /* A file the sandbox can write is the sandbox's to choose: reading it as
  * configuration would let one run loosen the next. */
 static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj_conf_files *f,
@@ -165,13 +158,13 @@ static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj
 		const char *real = f->v[i].real;
 		if (!real)
 			continue;
-		if (path_within(cfg->workspace.src, real))
+		if (path_covers(cfg->workspace.src, real))
 			return kj_fail(err, "settings", 0,
 				       "keep configuration in ~/.config/kjail or /etc/kjail",
 				       "%s is inside the workspace %s, which the sandbox can write",
 				       f->v[i].shown, cfg->workspace.src);
 		for (size_t b = 0; b < cfg->nbinds; b++)
-			if (cfg->binds[b].writable && path_within(cfg->binds[b].src, real))
+			if (cfg->binds[b].writable && path_covers(cfg->binds[b].src, real))
 				return kj_fail(err, "settings", 0,
 					       "keep configuration in ~/.config/kjail or /etc/kjail",
 					       "%s is inside --rw %s, which the sandbox can write",

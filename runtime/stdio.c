@@ -139,8 +139,10 @@ int stdio_child_install(const struct stdio_plan *io, int slave)
 	return 0;
 }
 
-static bool write_all(int fd, const char *buf, size_t n)
+bool fd_write_all(int fd, const void *data, size_t n)
 {
+	const char *buf = data;
+
 	while (n > 0) {
 		ssize_t w = write(fd, buf, n);
 		if (w < 0 && errno == EINTR)
@@ -185,7 +187,7 @@ bool relay_pump(struct relay *r)
 	r->passed += keep;
 	/* A reader that went away (EPIPE) just means the rest is dropped;
 	 * kjail keeps draining so the command never blocks on a full pipe. */
-	if (keep && !write_all(r->to, buf, keep) && r->capped)
+	if (keep && !fd_write_all(r->to, buf, keep) && r->capped)
 		r->limit = r->passed;
 	return true;
 }

@@ -56,4 +56,7 @@ bool relay_pump(struct relay *r);
 /* "kjail: stdout truncated after N bytes (M bytes dropped)" lines. */
 void relay_report(const struct stdio_plan *io);
 
+/* write() all n bytes (EINTR retried); false on an error or a short end. */
+bool fd_write_all(int fd, const void *data, size_t n);
+
 #endif
