@@ -202,6 +202,10 @@ void cg_locate(struct cg_place *pl, unsigned want, struct cg_problem prob[CG_NCT
 	bool own_ok = false, base_is_own = false;
 
 	memset(pl, 0, sizeof(*pl));
+	/* No reason yet for any controller: the fast path below returns
+	 * without looking at them, and an unset reason read as garbage made
+	 * root's runs in the VM fail with "cannot enforce --pids 256: \3". */
+	memset(prob, 0, sizeof(*prob) * CG_NCTRL);
 	pl->basefd = pl->kjfd = -1;
 	if (find_mount(pl, mroot, sizeof(mroot)))
 		pl->have_mount = true;
