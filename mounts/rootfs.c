@@ -162,7 +162,7 @@ static int pivot(int rootfd, struct kj_err *err)
 		kj_trace(name);     \
 	} while (0)
 
-int rootfs_build(const struct kj_config *cfg, bool cgroupfs, const struct host_sockets *sockets,
+int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *net,
 		 struct kj_err *err)
 {
 	char tmp_opts[64];
@@ -204,19 +204,25 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, const struct host_s
 	 * breakdown). */
 	STEP(proc_mount(rootfd, cfg, err), "mount: /proc");
 	STEP(dev_mount(rootfd, err), "mount: /dev");
-	STEP(sys_mount(rootfd, cfg, err), "mount: /sys");
-	STEP(cgroup_mount(rootfd, cfg, cgroupfs, err), "mount: /sys/fs/cgroup");
-	STEP(sys_masks_mount(rootfd, err), "mount: /sys masks");
 	STEP(fresh_mount(rootfd, "/tmp", "tmpfs", tmp_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err),
 	     "mount: /tmp");
 	STEP(fresh_mount(rootfd, "/run", "tmpfs", "mode=0755,size=16m",
 			 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err),
 	     "mount: /run");
 	STEP(var_run_mount(rootfd, err), "mount: /var/run");
+	/* The fresh /sys shows the mounting task's network namespace, so
+	 * from here on the sandbox's own must be there (net/netns.c makes it
+	 * meanwhile); so must the host's socket list. */
+	STEP(netns_enter(net, err), "net: namespace entered");
+	STEP(sys_mount(rootfd, cfg, err), "mount: /sys");
+	STEP(cgroup_mount(rootfd, cfg, cgroupfs, err), "mount: /sys/fs/cgroup");
+	STEP(sys_masks_mount(rootfd, err), "mount: /sys masks");
+	/* Binds and masks last: a grant or --mask below /tmp, /run or /sys
+	 * lands on the fresh mount, not under it. */
 	STEP(binds_mount(rootfd, cfg, bind_fds, err), "mount: workspace and grants");
 	STEP(git_protect(rootfd, cfg->workspace.dest, err), "mount: git protection");
 	STEP(masks_mount(rootfd, cfg, err), "mount: credential and host-secret masks");
-	STEP(host_sockets_mask(rootfd, sockets, err), "mount: host socket masks");
+	STEP(host_sockets_mask(rootfd, net->sockets, err), "mount: host socket masks");
 	STEP(pivot(rootfd, err), "mount: pivot_root");
 	rc = 0;
 out:

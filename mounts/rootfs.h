@@ -6,14 +6,17 @@
 #include <sys/types.h>
 
 #include "mounts/sockets.h"
+#include "net/netns.h"
 #include "runtime/config.h"
 #include "runtime/error.h"
 
 /* Build the tree and pivot_root into it. Runs in the setup child, inside
  * the new user, mount and pid namespaces, before privileges are dropped.
  * cgroupfs: the sandbox has a cgroup of its own (the root of its cgroup
- * namespace), shown read-only at /sys/fs/cgroup. */
-int rootfs_build(const struct kj_config *cfg, bool cgroupfs, const struct host_sockets *sockets,
+ * namespace), shown read-only at /sys/fs/cgroup. net: the job making the
+ * network namespace and listing the host's sockets (net/netns.h), entered
+ * half-way, before the fresh /sys. */
+int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *net,
 		 struct kj_err *err);
 
 /* Pieces of the recipe, each in its own file. rootfd is the new root. */

@@ -15,13 +15,14 @@
 #include <unistd.h>
 
 #include "mounts/rootfs.h"
-#include "net/loopback.h"
+#include "net/netns.h"
 #include "net/relay.h"
 #include "runtime/caps.h"
 #include "runtime/channel.h"
 #include "runtime/landlock.h"
 #include "runtime/sandbox.h"
 #include "runtime/session.h"
+#include "runtime/spawn.h"
 
 __attribute__((noreturn)) static void child_die(struct sandbox *sb, const struct kj_err *err)
 {
@@ -75,11 +76,6 @@ static int start_relay(struct sandbox *sb, struct kj_err *err)
 	close(sb->proxy_fd); /* init holds no way out of the sandbox */
 	sb->proxy_fd = -1;
 	return 0;
-}
-
-static int network(struct sandbox *sb, struct kj_err *err)
-{
-	return sb->cfg->net != KJ_NET_HOST ? net_loopback_up(err) : 0;
 }
 
 /* The sandbox's own terminal, from its private devpts; the master goes
@@ -195,6 +191,8 @@ int command_walls(struct sandbox *sb, struct kj_err *err)
 	return kj_seccomp_load(sb->seccomp, err);
 }
 
+/* Runs in a child that shares init's memory until execve (spawn.c): only
+ * system calls and stack buffers here. */
 __attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave)
 {
 	const struct kj_config *cfg = sb->cfg;
@@ -209,6 +207,7 @@ __attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave
 		child_die(sb, (kj_fail(&err, "tty", errno, NULL, "make the terminal controlling"), &err));
 	if (stdio_child_install(&sb->io, slave) < 0)
 		child_die(sb, (kj_fail(&err, "stdio", errno, NULL, "install stdin/stdout/stderr"), &err));
+	kj_trace("command: started");
 	if (enter_workspace(cfg, &err))
 		child_die(sb, &err);
 	command_signals_default();
@@ -220,6 +219,18 @@ __attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave
 	kj_fail(&err, "exec", e, NULL, "%s", cfg->argv[0]);
 	err.exit_code = e == ENOENT ? KJ_EXIT_NOTFOUND : KJ_EXIT_NOEXEC;
 	child_die(sb, &err);
+}
+
+struct command_args {
+	struct sandbox *sb;
+	int slave;
+};
+
+static int command_trampoline(void *arg)
+{
+	struct command_args *a = arg;
+
+	exec_command(a->sb, a->slave);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -246,6 +257,8 @@ static void close_all_but(int *keep, int n)
 void sandbox_child(struct sandbox *sb)
 {
 	struct kj_err err = {0};
+	struct host_sockets sockets = {0};
+	struct netns_job net;
 	pid_t command;
 	int slave = -1;
 
@@ -262,12 +275,15 @@ void sandbox_child(struct sandbox *sb)
 	if (wait_for_parent(sb, &err))
 		child_die(sb, &err);
 	kj_trace("child: maps written");
-	if (set_hostname(&err) || rootfs_build(sb->cfg, sb->cg != NULL, &sb->sockets, &err))
+	/* The network namespace is made beside the mount recipe, on a thread
+	 * (net/netns.c); rootfs_build enters it half-way. Started once kjail
+	 * waits, so the thread has kjail's CPU to itself. */
+	if (netns_start(&net, sb->cfg, &sockets, &err))
+		child_die(sb, &err);
+	if (set_hostname(&err) || rootfs_build(sb->cfg, sb->cg != NULL, &net, &err))
 		child_die(sb, &err);
 	kj_trace("child: root filesystem built");
-	if (network(sb, &err))
-		child_die(sb, &err);
-	kj_trace("child: network up");
+	host_sockets_free(&sockets);
 	if (open_pty(sb, &slave, &err) || caps_drop_all(sb->cfg, &err))
 		child_die(sb, &err);
 	/* A uid change (--user) clears the parent-death signal: set it again,
@@ -292,11 +308,9 @@ void sandbox_child(struct sandbox *sb)
 		child_die(sb, &err);
 	if (sb->session_listen >= 0)
 		session_serve(sb, sb->session_listen); /* a session: serve, never returns */
-	command = fork();
+	command = spawn_shared(command_trampoline, &(struct command_args){sb, slave});
 	if (command < 0)
-		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "fork COMMAND"), &err));
-	if (command == 0)
-		exec_command(sb, slave);
+		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "start COMMAND"), &err));
 	close(sb->chan[1]);
 	if (slave >= 0)
 		close(slave);

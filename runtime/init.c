@@ -38,8 +38,10 @@ void init_run(int ctl, pid_t command)
 			pid_t p;
 			(void)!read(pfd[0].fd, &si, sizeof(si));
 			while ((p = waitpid(-1, &st, WNOHANG)) > 0)
-				if (p == command)
+				if (p == command) {
+					kj_trace("init: command reaped");
 					_exit(exit_code_of(st));
+				}
 		}
 		if (pfd[1].revents) {
 			unsigned char msg[2];

@@ -29,11 +29,13 @@ struct clone3_args {
 		set_tid, set_tid_size, cgroup;
 };
 
-static pid_t clone_sandbox(const struct kj_config *cfg, int cgroupfd, int *pidfd)
+/* No CLONE_NEWNET: the child makes its network namespace on a thread,
+ * beside the mount recipe (net/netns.c). */
+static pid_t clone_sandbox(int cgroupfd, int *pidfd)
 {
 	struct clone3_args args = {
 		.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-			 CLONE_NEWCGROUP | CLONE_PIDFD | (cfg->net != KJ_NET_HOST ? CLONE_NEWNET : 0),
+			 CLONE_NEWCGROUP | CLONE_PIDFD,
 		.pidfd = (uint64_t)(uintptr_t)pidfd,
 		.exit_signal = SIGCHLD,
 	};
@@ -159,7 +161,6 @@ void sandbox_kill(struct sandbox *sb)
 
 void sandbox_release(struct sandbox *sb)
 {
-	host_sockets_free(&sb->sockets);
 	proxy_stop(sb->proxy, false);
 	cgroup_destroy(sb->cg);
 	sb->cg = NULL;
@@ -180,7 +181,7 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 		return -EINVAL;
 	kj_trace("seccomp compiled");
 	/* --landlock required fails here, before anything is created. */
-	if (landlock_plan(cfg, &sb->landlock_abi, err) || host_sockets_find(cfg, &sb->sockets, err) ||
+	if (landlock_plan(cfg, &sb->landlock_abi, err) ||
 	    stdio_plan_make(cfg, &sb->io, err) || cgroup_prepare(cfg, &sb->cg, err))
 		return -EINVAL;
 	kj_trace("cgroup ready");
@@ -199,7 +200,7 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 	 * the supervisor loop: block them now, the loop reads them from a
 	 * signalfd (the command's child clears its mask before exec). */
 	supervise_block_signals();
-	sb->pid = clone_sandbox(cfg, cgroup_fd(sb->cg), &sb->pidfd);
+	sb->pid = clone_sandbox(cgroup_fd(sb->cg), &sb->pidfd);
 	if (sb->pid < 0) {
 		clone_error(errno, err);
 		sandbox_release(sb);
@@ -227,7 +228,6 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 	close(sb->chan[0]);
 	kj_seccomp_free(sb->seccomp);
 	sb->seccomp = NULL;
-	host_sockets_free(&sb->sockets);
 	return 0;
 }
 

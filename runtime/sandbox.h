@@ -4,7 +4,6 @@
 
 #include <sys/types.h>
 
-#include "mounts/sockets.h"
 #include "runtime/cgroup.h"
 #include "runtime/config.h"
 #include "runtime/error.h"
@@ -29,7 +28,6 @@ struct sandbox {
 	struct kj_proxy *proxy; /* --net proxy: the host-side proxy (net/proxy.h) */
 	int session_listen;    /* a session's listening socket; -1: one-shot */
 	int proxy_fd;	       /* the relay's end of its socketpair; -1: none */
-	struct host_sockets sockets; /* host unix sockets to mask (mounts/sockets.h) */
 	bool timed_out;
 };
 

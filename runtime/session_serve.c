@@ -29,20 +29,10 @@
 #include "runtime/channel.h"
 #include "runtime/sandbox.h"
 #include "runtime/session.h"
+#include "runtime/spawn.h"
 #include "runtime/stdio.h"
 
 #define MAX_CONNS 512
-
-#if defined(__SANITIZE_ADDRESS__)
-#define KJ_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KJ_ASAN 1
-#endif
-#endif
-#ifndef KJ_ASAN
-#define KJ_ASAN 0
-#endif
 
 struct conn {
 	int fd;
@@ -206,30 +196,17 @@ static int exec_trampoline(void *arg)
 	exec_child(a->sb, a->connfd, a->x, a->fds);
 }
 
-/* As posix_spawn does: the child shares init's memory (init's page tables
- * are not copied for every exec) on a stack of its own, and init waits
- * until it has executed (CLONE_VFORK), so one stack serves every exec. */
+/* The child shares init's memory until it executes (runtime/spawn.c). */
 static pid_t exec_start(const struct sandbox *sb, int connfd, char *payload, size_t len,
 			const struct session_msg_hdr *h, const int *fds)
 {
-	static char stack[64 * 1024] __attribute__((aligned(16)));
 	struct exec_plan x;
 	struct exec_args a = {.sb = sb, .connfd = connfd, .x = &x, .fds = fds};
 	pid_t pid;
 
 	if (exec_plan_make(sb, payload, len, h, &x) < 0)
 		return -1;
-#if KJ_ASAN
-	/* AddressSanitizer cannot follow a task that shares its memory on
-	 * another stack (its report lock deadlocks): the sanitizer build
-	 * forks. */
-	(void)stack;
-	pid = fork();
-	if (pid == 0)
-		exec_trampoline(&a);
-#else
-	pid = clone(exec_trampoline, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
-#endif
+	pid = spawn_shared(exec_trampoline, &a);
 	free(x.argv);
 	free(x.envp);
 	return pid;

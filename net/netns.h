@@ -1,0 +1,32 @@
+/* The sandbox's network namespace, made beside the mount recipe. */
+#ifndef KJAIL_NETNS_H
+#define KJAIL_NETNS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "mounts/sockets.h"
+#include "runtime/config.h"
+#include "runtime/error.h"
+
+struct netns_job {
+	const struct kj_config *cfg;
+	struct host_sockets *sockets; /* filled by the job, before it leaves the host's namespace */
+	pthread_t thread;
+	bool started;
+	int fd; /* the new namespace, once made */
+	int rc;
+	struct kj_err err;
+};
+
+/* In the setup child: list the host's unix sockets, make a network
+ * namespace with lo up, on a thread of its own while the caller builds
+ * the root. Only the thread changes namespace. */
+int netns_start(struct netns_job *job, const struct kj_config *cfg, struct host_sockets *sockets,
+		struct kj_err *err);
+
+/* Wait for the job and move the calling thread into its namespace (when
+ * one was made); the job's failure, if any, becomes the caller's. */
+int netns_enter(struct netns_job *job, struct kj_err *err);
+
+#endif
