@@ -1,10 +1,18 @@
 /* Name resolution for the proxy: --net-hosts first (lines "ADDRESS NAME
  * [NAME...]" like /etc/hosts, read by kjail before the proxy starts),
- * else getaddrinfo in the host's network context. The sandbox never
- * resolves anything itself: it has no route to a resolver. */
+ * else the host's resolver, in the host's network context. The sandbox
+ * never resolves anything itself: it has no route to a resolver.
+ *
+ * The host's resolver: getaddrinfo when nsswitch.conf's hosts line names
+ * only glibc's built-in services (files, dns: Debian's and most servers'
+ * default), else getent ahosts, so that no NSS module (mdns, resolve,
+ * myhostname...) is ever loaded into the static kjail (runtime/getent.c
+ * says why). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +20,7 @@
 
 #include "net/proxy.h"
 #include "net/proxy_int.h"
+#include "runtime/getent.h"
 
 #define HOSTS_MAX_ENTRIES 4096
 
@@ -98,6 +107,65 @@ fail:
 	return -EINVAL;
 }
 
+static bool builtin_only = true;
+
+static void read_nsswitch(void)
+{
+	char line[1024];
+	FILE *f = fopen("/etc/nsswitch.conf", "re");
+
+	/* No file: glibc's default for hosts is dns, then files. */
+	while (f && fgets(line, sizeof(line), f)) {
+		char *save = NULL, *t = strtok_r(line, " \t\n", &save);
+		if (!t || strcmp(t, "hosts:"))
+			continue;
+		while ((t = strtok_r(NULL, " \t\n", &save)) && t[0] != '#')
+			if (t[0] != '[' && strcmp(t, "files") && strcmp(t, "dns"))
+				builtin_only = false;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* True when getaddrinfo needs no NSS module; read once. */
+bool hosts_nss_builtin(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, read_nsswitch);
+	return builtin_only;
+}
+
+/* `getent ahosts NAME`: "ADDRESS STREAM|DGRAM|RAW [NAME]" per line. */
+int hosts_parse_getent(char *out, int *family, unsigned char (*addr)[16], int max)
+{
+	char *save = NULL;
+	int n = 0;
+
+	for (char *l = strtok_r(out, "\n", &save); l && n < max; l = strtok_r(NULL, "\n", &save)) {
+		char a[INET6_ADDRSTRLEN + 1], kind[8];
+		unsigned char bin[16] = {0};
+		int fam;
+		bool seen = false;
+
+		if (sscanf(l, "%46s %7s", a, kind) != 2 || strcmp(kind, "STREAM"))
+			continue;
+		if (inet_pton(AF_INET, a, bin) == 1)
+			fam = AF_INET;
+		else if (inet_pton(AF_INET6, a, bin) == 1)
+			fam = AF_INET6;
+		else
+			continue;
+		for (int k = 0; k < n && !seen; k++)
+			seen = family[k] == fam && !memcmp(addr[k], bin, 16);
+		if (seen)
+			continue;
+		family[n] = fam;
+		memcpy(addr[n++], bin, 16);
+	}
+	return n;
+}
+
 int hosts_resolve(const struct proxy_ctx *px, const char *name, int *family,
 		  unsigned char (*addr)[16], int max)
 {
@@ -111,6 +179,12 @@ int hosts_resolve(const struct proxy_ctx *px, const char *name, int *family,
 		}
 	if (n)
 		return n; /* a name in --net-hosts is never looked up elsewhere */
+	if (!hosts_nss_builtin()) {
+		char out[8192];
+		if (getent_query("ahosts", name, out, sizeof(out)) < 0)
+			return 0;
+		return hosts_parse_getent(out, family, addr, max);
+	}
 	if (getaddrinfo(name, NULL, &hints, &res) != 0)
 		return 0;
 	for (ai = res; ai && n < max; ai = ai->ai_next) {

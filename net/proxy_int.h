@@ -101,9 +101,15 @@ int write_all(int fd, const void *buf, size_t len, int timeout_ms);
 const char *pump(struct conn *c, uint64_t up_limit, uint64_t idle_ms);
 
 /* proxy_hosts.c */
-/* Addresses for a name: --net-hosts first, else getaddrinfo in the host's
- * network context. Returns the count (0: none), fills family/addr. */
+/* Addresses for a name: --net-hosts first, else the host's resolver
+ * (getaddrinfo, or getent: see proxy_hosts.c), in the host's network
+ * context. Returns the count (0: none), fills family/addr. */
 int hosts_resolve(const struct proxy_ctx *px, const char *name, int *family,
 		  unsigned char (*addr)[16], int max);
+/* Does getaddrinfo need no NSS module (nsswitch.conf's hosts: files, dns
+ * only)? Else hosts_resolve asks getent. */
+bool hosts_nss_builtin(void);
+/* Addresses (TCP, deduplicated) from `getent ahosts` output; the count. */
+int hosts_parse_getent(char *out, int *family, unsigned char (*addr)[16], int max);
 
 #endif

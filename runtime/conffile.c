@@ -4,12 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "runtime/accounts.h"
 
 #define CONF_MAX_SIZE (256 * 1024)
 #define CONF_MAX_LINE 4096
@@ -66,13 +67,14 @@ void conf_files_add(struct kj_conf_files *f, const char *real, const char *shown
 
 const char *conf_home(void)
 {
+	static struct kj_account acct;
 	const char *h = getenv("HOME");
-	struct passwd *pw;
 
 	if (h && h[0] == '/')
 		return h;
-	pw = getpwuid(getuid());
-	return pw && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+	if (account_by_uid(getuid(), &acct) == 0 && acct.home[0] == '/')
+		return acct.home;
+	return NULL;
 }
 
 const char *conf_shown(const char *path)

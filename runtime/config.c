@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "mounts/masks.h"
 #include "mounts/mountapi.h"
 #include "net/proxy.h"
+#include "runtime/accounts.h"
 #include "runtime/builtin.h"
 #include "runtime/seccomp_choice.h"
 
@@ -104,25 +104,9 @@ static void add_home(struct kj_config *cfg, const char *dir)
  * only for users that file does not list (LDAP, sssd...). */
 static void add_home_of(struct kj_config *cfg, uid_t uid)
 {
-	char line[1024];
-	FILE *f = fopen("/etc/passwd", "re");
-	struct passwd *pw;
+	struct kj_account acct;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		char *field[7], *p = line;
-		int n = 0;
-		for (; n < 7 && (field[n] = strsep(&p, ":\n")); n++)
-			;
-		if (n >= 6 && field[2][0] && strtoul(field[2], NULL, 10) == uid) {
-			fclose(f);
-			add_home(cfg, field[5]);
-			return;
-		}
-	}
-	if (f)
-		fclose(f);
-	pw = getpwuid(uid);
-	add_home(cfg, pw ? pw->pw_dir : NULL);
+	add_home(cfg, account_by_uid(uid, &acct) == 0 ? acct.home : NULL);
 }
 
 static void find_homes(struct kj_config *cfg)

@@ -5,11 +5,11 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/accounts.h"
 #include "runtime/validate.h"
 
 extern char **environ;
@@ -162,11 +162,12 @@ int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 	if (!getenv("PATH"))
 		env_put(env, &n, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 	if (cfg->user_set) {
-		struct passwd *pw = getpwuid(cfg->uid);
-		char *h = env_fmt("HOME", pw ? pw->pw_dir : "/");
-		char *u = pw ? env_fmt("USER", pw->pw_name) : NULL;
-		char *l = pw ? env_fmt("LOGNAME", pw->pw_name) : NULL;
-		if (!h || (pw && (!u || !l))) {
+		struct kj_account acct;
+		bool known = account_by_uid(cfg->uid, &acct) == 0;
+		char *h = env_fmt("HOME", known ? acct.home : "/");
+		char *u = known ? env_fmt("USER", acct.name) : NULL;
+		char *l = known ? env_fmt("LOGNAME", acct.name) : NULL;
+		if (!h || (known && (!u || !l))) {
 			free(h);
 			free(u);
 			free(l);

@@ -3,12 +3,12 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "runtime/accounts.h"
 
 /* Digits only, no sign, no blanks: strtoull alone would take " -1". */
 static int parse_u64(const char *s, size_t len, uint64_t *out)
@@ -129,6 +129,7 @@ int parse_user(const char *opt, const char *s, uid_t *uid, gid_t *gid, struct kj
 	const char *colon = strchr(s, ':');
 	size_t ulen = colon ? (size_t)(colon - s) : strlen(s);
 	char name[256];
+	struct kj_account acct;
 	uint32_t id;
 
 	if (ulen == 0 || ulen >= sizeof(name) || (colon && !colon[1]))
@@ -136,27 +137,21 @@ int parse_user(const char *opt, const char *s, uid_t *uid, gid_t *gid, struct kj
 	memcpy(name, s, ulen);
 	name[ulen] = '\0';
 	if (parse_id(name, ulen, &id) == 0) {
-		struct passwd *pw = getpwuid(id);
 		*uid = id;
-		*gid = pw ? pw->pw_gid : id;
+		*gid = account_by_uid(id, &acct) == 0 ? acct.gid : id;
 	} else {
-		struct passwd *pw = getpwnam(name);
-		if (!pw)
+		if (account_by_name(name, &acct))
 			return kj_fail(err, "option", 0, "give a numeric uid or an existing user name",
 				       "--%s: no such user '%s'", opt, name);
-		*uid = pw->pw_uid;
-		*gid = pw->pw_gid;
+		*uid = acct.uid;
+		*gid = acct.gid;
 	}
 	if (colon) {
-		if (parse_id(colon + 1, strlen(colon + 1), &id) == 0) {
+		if (parse_id(colon + 1, strlen(colon + 1), &id) == 0)
 			*gid = id;
-		} else {
-			struct group *gr = getgrnam(colon + 1);
-			if (!gr)
-				return kj_fail(err, "option", 0, "give a numeric gid or an existing group name",
-					       "--%s: no such group '%s'", opt, colon + 1);
-			*gid = gr->gr_gid;
-		}
+		else if (group_by_name(colon + 1, gid))
+			return kj_fail(err, "option", 0, "give a numeric gid or an existing group name",
+				       "--%s: no such group '%s'", opt, colon + 1);
 	}
 	return 0;
 bad:

@@ -86,7 +86,12 @@ _report() { # ok? name [diag]
 	else
 		_failed=$((_failed + 1))
 		echo "not ok $_n - $2"
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /'
+		# On stderr as well: prove shows it without -v, so a failed
+		# run in CI says what it got.
+		if [ -n "${3:-}" ]; then
+			printf '%s\n' "$3" | sed 's/^/#   /'
+			printf '%s\n' "$3" | sed 's/^/#   /' >&2
+		fi
 	fi
 	return 0
 }

@@ -104,9 +104,16 @@ if [ "$KJ_AS" = user ]; then
 else
 	kj exec --user nobody -- id -u
 	is "$rc:$out" "0:65534" user_option_runs_command_as_nobody
+	# Names come from /etc/passwd and /etc/group (kjail reads them
+	# itself: runtime/accounts.c), the group's by name too.
+	ng=$(getent group 65534 | cut -d: -f1)
+	kj exec --user "nobody:$ng" -- sh -c 'echo $(id -u):$(id -g) $HOME'
+	is "$rc:$out" "0:65534:65534 $(getent passwd nobody | cut -d: -f6)" user_and_group_names_resolved
 fi
 refused user_unknown_name_refused "^kjail: option: --user: no such user 'kjail-nosuchuser'" \
 	exec --user kjail-nosuchuser -- "${run_marker[@]}"
+refused user_unknown_group_refused "^kjail: option: --user: no such group 'kjail-nosuchgroup'" \
+	exec --user 65534:kjail-nosuchgroup -- "${run_marker[@]}"
 refused user_minus_one_refused '^kjail: option: --user' \
 	exec --user 4294967295 -- "${run_marker[@]}"
 
