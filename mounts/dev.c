@@ -30,26 +30,26 @@ static const struct {
 
 /* Clone the host's device node, refusing anything that is not exactly the
  * expected character device: a host /dev entry replaced by a symlink or a
- * regular file must not be bound into the sandbox. */
+ * regular file must not be bound into the sandbox (runc CVE-2025-31133).
+ * The check is on the clone itself, the very inode that will be mounted,
+ * so no path trick between a check and the clone can swap it. */
 static int host_node_clone(const char *name, unsigned major_nr, unsigned minor_nr,
 			   struct kj_err *err)
 {
 	char path[64];
 	struct stat st;
-	int fd, mfd;
+	int mfd;
 
 	snprintf(path, sizeof(path), "/dev/%s", name);
-	fd = path_open(AT_FDCWD, path, O_NOFOLLOW, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	if (fd < 0)
-		return kj_fail(err, "dev", -fd, NULL, "open the host's %s", path);
-	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != major_nr ||
+	mfd = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+	if (mfd < 0)
+		return kj_fail(err, "dev", errno, NULL, "clone the host's %s", path);
+	if (fstat(mfd, &st) < 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != major_nr ||
 	    minor(st.st_rdev) != minor_nr) {
-		close(fd);
+		close(mfd);
 		return kj_fail(err, "dev", 0, "check the host's /dev",
 			       "the host's %s is not the character device %u:%u", path, major_nr, minor_nr);
 	}
-	mfd = tree_clone(fd, path, 0, 0, 0, err);
-	close(fd);
 	return mfd;
 }
 
@@ -60,21 +60,18 @@ int devnull_clone(struct kj_err *err)
 
 static int node_bind(int devfd, const char *name, unsigned ma, unsigned mi, struct kj_err *err)
 {
-	int mfd, tfd, fd, rc;
+	int mfd, tfd, rc;
 
-	fd = openat(devfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
+	/* The file to mount on, made here and held: the node lands on
+	 * exactly it. */
+	tfd = openat(devfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (tfd < 0)
 		return kj_fail(err, "dev", errno, NULL, "create /dev/%s", name);
-	close(fd);
 	mfd = host_node_clone(name, ma, mi, err);
-	if (mfd < 0)
-		return mfd;
-	tfd = path_open(devfd, name, O_NOFOLLOW, RESOLVE_BENEATH_FLAGS);
-	rc = tfd < 0 ? kj_fail(err, "dev", -tfd, NULL, "open /dev/%s", name)
-		     : tree_attach(mfd, tfd, name, err);
-	if (tfd >= 0)
-		close(tfd);
-	close(mfd);
+	rc = mfd < 0 ? mfd : tree_attach(mfd, tfd, name, err);
+	if (mfd >= 0)
+		close(mfd);
+	close(tfd);
 	return rc;
 }
 

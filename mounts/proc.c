@@ -43,20 +43,24 @@ static const char *const sys_masked_dirs[] = {
 	"/sys/firmware", "/sys/devices/virtual/powercap", "/sys/kernel/debug", "/sys/kernel/tracing", NULL,
 };
 
+/* A read-only bind of /proc/NAME onto itself. NAME is one plain entry of
+ * the proc mount made a moment ago, which nothing else can reach yet, so
+ * it is named, not opened first. */
 static int bind_readonly(int procfd, const char *name, struct kj_err *err)
 {
-	int fd = path_open(procfd, name, O_NOFOLLOW, RESOLVE_BENEATH_FLAGS), mfd, rc;
+	int mfd = open_tree(procfd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW |
+					  AT_RECURSIVE),
+	    rc;
 
-	if (fd == -ENOENT)
+	if (mfd < 0 && errno == ENOENT)
 		return 0;
-	if (fd < 0)
-		return kj_fail(err, "mount", -fd, NULL, "open /proc/%s", name);
-	mfd = tree_clone(fd, name, 1, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-					       MOUNT_ATTR_NOEXEC, 0, err);
-	rc = mfd < 0 ? mfd : tree_attach(mfd, fd, name, err);
-	if (mfd >= 0)
-		close(mfd);
-	close(fd);
+	if (mfd < 0)
+		return kj_fail(err, "mount", errno, NULL, "clone /proc/%s", name);
+	rc = tree_setattr(mfd, 1, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				       MOUNT_ATTR_NOEXEC, 0, name, err);
+	if (!rc && move_mount(mfd, "", procfd, name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		rc = kj_fail(err, "mount", errno, NULL, "attach /proc/%s", name);
+	close(mfd);
 	return rc;
 }
 

@@ -109,19 +109,29 @@ static bool delegated(int mfd, const char *rel, uid_t uid)
 static void why_missing(enum cg_ctrl c, bool have_mount, struct cg_problem *p)
 {
 	const char *name = cg_ctrl_name[c];
+	/* Read once for all three controllers (this runs on every start on a
+	 * hybrid host, where none is on v2). */
+	static char cgroups[4096];
+	static ssize_t cgroups_len = -2;
 	char buf[4096], *line, *save = NULL;
 	int hier = -1, enabled = -1;
 	FILE *f;
 
-	if (cg_read(AT_FDCWD, "/proc/cgroups", buf, sizeof(buf)) > 0)
-		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			char n[32];
-			int h, num, e;
-			if (sscanf(line, "%31s %d %d %d", n, &h, &num, &e) == 4 && !strcmp(n, name)) {
-				hier = h;
-				enabled = e;
-			}
+	if (cgroups_len == -2)
+		cgroups_len = cg_read(AT_FDCWD, "/proc/cgroups", cgroups, sizeof(cgroups));
+	if (cgroups_len > 0)
+		memcpy(buf, cgroups, (size_t)cgroups_len + 1);
+	/* "subsys_name hierarchy num_cgroups enabled" a line. */
+	for (line = cgroups_len > 0 ? strtok_r(buf, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f_save = NULL, *n = strtok_r(line, " \t", &f_save);
+		char *h = strtok_r(NULL, " \t", &f_save), *num = strtok_r(NULL, " \t", &f_save);
+		char *e = strtok_r(NULL, " \t", &f_save);
+		if (n && h && num && e && !strcmp(n, name)) {
+			hier = atoi(h);
+			enabled = atoi(e);
 		}
+	}
 	if (enabled != 0 && hier <= 0 && (f = fopen("/proc/self/mounts", "re"))) {
 		char *l = NULL;
 		size_t cap = 0;
