@@ -154,6 +154,20 @@ static int pivot(int rootfd, struct kj_err *err)
 	return 0;
 }
 
+/* Must the binds and masks wait for the fresh /sys? When a bind lands
+ * below /sys, and for any --mask (its path may lead there through a
+ * symlink): the fresh sysfs would cover them. The built-in masks hide
+ * host files, which a fresh sysfs hides just as well. */
+static bool below_sys(const struct kj_config *cfg)
+{
+	if (cfg->nmasks || path_covers("/sys", cfg->workspace.dest))
+		return true;
+	for (size_t i = 0; i < cfg->nbinds; i++)
+		if (path_covers("/sys", cfg->binds[i].dest))
+			return true;
+	return false;
+}
+
 /* Run one step of the recipe: on failure leave with its rc. */
 #define STEP(call, name)            \
 	do {                        \
@@ -167,6 +181,7 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 {
 	char tmp_opts[64];
 	int rootfd, rc = -EINVAL, bind_fds[KJ_MAX_BINDS + 1];
+	bool early;
 
 	for (size_t i = 0; i <= KJ_MAX_BINDS; i++)
 		bind_fds[i] = -1;
@@ -210,18 +225,28 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 			 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err),
 	     "mount: /run");
 	STEP(var_run_mount(rootfd, err), "mount: /var/run");
+	/* Binds and masks after the fresh mounts: a grant or --mask below
+	 * /tmp, /run or /sys lands on the fresh mount, not under it. Unless
+	 * one is below /sys, they go before it, while net/netns.c is still
+	 * making the network namespace, which the fresh /sys must wait for. */
+	early = !below_sys(cfg);
+	if (early) {
+		STEP(binds_mount(rootfd, cfg, bind_fds, err), "mount: workspace and grants");
+		STEP(git_protect(rootfd, cfg->workspace.dest, err), "mount: git protection");
+		STEP(masks_mount(rootfd, cfg, err), "mount: credential and host-secret masks");
+	}
 	/* The fresh /sys shows the mounting task's network namespace, so
-	 * from here on the sandbox's own must be there (net/netns.c makes it
-	 * meanwhile); so must the host's socket list. */
+	 * from here on the sandbox's own must be there; so must the host's
+	 * socket list. */
 	STEP(netns_enter(net, err), "net: namespace entered");
 	STEP(sys_mount(rootfd, cfg, err), "mount: /sys");
 	STEP(cgroup_mount(rootfd, cfg, cgroupfs, err), "mount: /sys/fs/cgroup");
 	STEP(sys_masks_mount(rootfd, err), "mount: /sys masks");
-	/* Binds and masks last: a grant or --mask below /tmp, /run or /sys
-	 * lands on the fresh mount, not under it. */
-	STEP(binds_mount(rootfd, cfg, bind_fds, err), "mount: workspace and grants");
-	STEP(git_protect(rootfd, cfg->workspace.dest, err), "mount: git protection");
-	STEP(masks_mount(rootfd, cfg, err), "mount: credential and host-secret masks");
+	if (!early) {
+		STEP(binds_mount(rootfd, cfg, bind_fds, err), "mount: workspace and grants");
+		STEP(git_protect(rootfd, cfg->workspace.dest, err), "mount: git protection");
+		STEP(masks_mount(rootfd, cfg, err), "mount: credential and host-secret masks");
+	}
 	STEP(host_sockets_mask(rootfd, net->sockets, err), "mount: host socket masks");
 	STEP(pivot(rootfd, err), "mount: pivot_root");
 	rc = 0;

@@ -123,6 +123,13 @@ like "$out" "rc=[1-9]" masked_dir_not_writable
 echo SECRET-extra > "$H/token"
 kj exec --mask "$H/token" -- sh -c "cat $H/token; echo end"
 is "$out" "end" mask_option_hides_file
+# Below /sys, masks and binds land on the sandbox's fresh sysfs, not under
+# it (they then wait for it: mounts/rootfs.c).
+kj exec --mask /sys/kernel/mm -- sh -c 'ls -A /sys/kernel/mm | wc -l; ls /sys/kernel | grep -c "^mm$"'
+is "$(echo $out)" "0 1" mask_below_sys_hides_a_fresh_sysfs_dir
+mkdir -p "$H/sysgrant" && echo granted > "$H/sysgrant/file" && chmod -R a+rX "$H"
+kj exec --ro "$H/sysgrant:/sys/kernel/mm" -- cat /sys/kernel/mm/file
+is "$out" "granted" bind_below_sys_lands_on_the_fresh_sysfs
 unset KJ_HOME
 rm -rf "$H"
 
