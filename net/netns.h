@@ -14,16 +14,17 @@ struct netns_job {
 	struct host_sockets *sockets; /* filled by the job, before it leaves the host's namespace */
 	pthread_t thread;
 	bool started;
+	int go; /* eventfd: becomes readable when kjail has written the id maps */
 	int fd; /* the new namespace, once made */
 	int rc;
 	struct kj_err err;
 };
 
-/* In the setup child: list the host's unix sockets, make a network
- * namespace with lo up, on a thread of its own while the caller builds
- * the root. Only the thread changes namespace. */
+/* In the setup child: list the host's unix sockets, then, once go is
+ * readable, make a network namespace with lo up, on a thread of its own
+ * while the caller builds the root. Only the thread changes namespace. */
 int netns_start(struct netns_job *job, const struct kj_config *cfg, struct host_sockets *sockets,
-		struct kj_err *err);
+		int go, struct kj_err *err);
 
 /* Wait for the job and move the calling thread into its namespace (when
  * one was made); the job's failure, if any, becomes the caller's. */

@@ -268,22 +268,22 @@ void sandbox_child(struct sandbox *sb)
 	 * and the cgroup leaf's fd, a handle on the host's writable cgroup
 	 * tree that could raise the sandbox's own limits. */
 	{
-		int keep[] = {sb->chan[1], sb->ctl[0], sb->io.child_only[0], sb->io.child_only[1],
-			      sb->io.child_only[2], sb->proxy_fd, sb->session_listen};
+		int keep[] = {sb->chan[1], sb->ctl[0], sb->netgo, sb->io.child_only[0],
+			      sb->io.child_only[1], sb->io.child_only[2], sb->proxy_fd,
+			      sb->session_listen};
 		close_all_but(keep, (int)(sizeof(keep) / sizeof(keep[0])));
 	}
-	if (wait_for_parent(sb, &err))
+	/* The network namespace is made beside the mount recipe, on a thread
+	 * (net/netns.c) that kjail's "go" wakes; rootfs_build enters it
+	 * half-way. */
+	if (netns_start(&net, sb->cfg, &sockets, sb->netgo, &err) || wait_for_parent(sb, &err))
 		child_die(sb, &err);
 	kj_trace("child: maps written");
-	/* The network namespace is made beside the mount recipe, on a thread
-	 * (net/netns.c); rootfs_build enters it half-way. Started once kjail
-	 * waits, so the thread has kjail's CPU to itself. */
-	if (netns_start(&net, sb->cfg, &sockets, &err))
-		child_die(sb, &err);
 	if (set_hostname(&err) || rootfs_build(sb->cfg, sb->cg != NULL, &net, &err))
 		child_die(sb, &err);
 	kj_trace("child: root filesystem built");
 	host_sockets_free(&sockets);
+	close(sb->netgo);
 	if (open_pty(sb, &slave, &err) || caps_drop_all(sb->cfg, &err))
 		child_die(sb, &err);
 	/* A uid change (--user) clears the parent-death signal: set it again,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -164,6 +165,9 @@ void sandbox_release(struct sandbox *sb)
 	proxy_stop(sb->proxy, false);
 	cgroup_destroy(sb->cg);
 	sb->cg = NULL;
+	if (sb->netgo >= 0)
+		close(sb->netgo);
+	sb->netgo = -1;
 	if (sb->pidfd >= 0)
 		close(sb->pidfd);
 	sb->pidfd = -1;
@@ -172,8 +176,8 @@ void sandbox_release(struct sandbox *sb)
 int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_listen,
 		  struct kj_err *err)
 {
-	*sb = (struct sandbox){.cfg = cfg, .chan = {-1, -1}, .ctl = {-1, -1}, .pidfd = -1,
-			       .proxy_fd = -1, .session_listen = session_listen};
+	*sb = (struct sandbox){.cfg = cfg, .chan = {-1, -1}, .ctl = {-1, -1}, .netgo = -1,
+			       .pidfd = -1, .proxy_fd = -1, .session_listen = session_listen};
 	if (env_build(cfg, &sb->envp, err))
 		return -EINVAL;
 	kj_trace("environment built");
@@ -186,7 +190,7 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 		return -EINVAL;
 	kj_trace("cgroup ready");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->chan) < 0 ||
-	    pipe2(sb->ctl, O_CLOEXEC) < 0) {
+	    pipe2(sb->ctl, O_CLOEXEC) < 0 || (sb->netgo = eventfd(0, EFD_CLOEXEC)) < 0) {
 		sandbox_release(sb);
 		return kj_fail(err, "launch", errno, NULL, "create the setup channel");
 	}
@@ -215,8 +219,10 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 	if (sb->proxy_fd >= 0)
 		close(sb->proxy_fd); /* the relay's now; the proxy sees EOF when it dies */
 	stdio_parent_close_child_ends(&sb->io);
-	if (write_id_maps(sb->pid, cfg, err) || write(sb->chan[0], "g", 1) != 1 ||
-	    await_setup(sb, err)) {
+	/* The netns thread first (net/netns.c): this wake-up puts it on this
+	 * CPU, which is free as soon as kjail waits below. */
+	if (write_id_maps(sb->pid, cfg, err) || write(sb->netgo, &(uint64_t){1}, 8) != 8 ||
+	    write(sb->chan[0], "g", 1) != 1 || await_setup(sb, err)) {
 		stdio_restore(&sb->io);
 		abandon(sb);
 		if (!err->part[0])
@@ -226,6 +232,8 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 	}
 	kj_trace("command started");
 	close(sb->chan[0]);
+	close(sb->netgo);
+	sb->netgo = -1;
 	kj_seccomp_free(sb->seccomp);
 	sb->seccomp = NULL;
 	return 0;

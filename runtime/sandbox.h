@@ -22,6 +22,7 @@ struct sandbox {
 	struct stdio_plan io;
 	int chan[2]; /* socketpair: [0] parent, [1] setup child */
 	int ctl[2];  /* pipe parent -> init: [0] init reads, [1] parent writes */
+	int netgo;   /* eventfd: the parent's "maps written" to the netns thread */
 	pid_t pid;   /* the sandbox's init, as the parent sees it */
 	int pidfd;
 	struct kj_cgroup *cg; /* NULL: no limits */
