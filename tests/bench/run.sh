@@ -31,6 +31,15 @@ for k in ("kjail", "bwrap", "unshare", "true"):
 print("kjail / bwrap   = %.2f  (target <= 0.5)" % (med["kjail"] / med["bwrap"]))
 print("kjail / unshare = %.2f  (target <= 1.2)" % (med["kjail"] / med["unshare"]))
 PY
+# The same commands interleaved (tests/bench/interleave.c says why): one
+# run of each per round, in a rotating order.
+cc -O2 -o "$WS/interleave" "$HERE/interleave.c"
+"$WS/interleave" "$RUNS" "$KJAIL exec --quiet $limits -- /bin/true" \
+	"$(command -v bwrap) --ro-bind / / --tmpfs /tmp --bind $WS $WS --proc /proc --dev /dev --unshare-all --die-with-parent --new-session --cap-drop ALL --chdir $WS /bin/true" \
+	"$(command -v unshare) -Urmpfn --mount-proc /bin/true" /bin/true >"$WS/inter" &&
+	awk -F'\t' '{m[NR] = $2} END {
+		printf "interleaved, medians of %d rounds: kjail %.2f, bwrap %.2f, unshare %.2f, true %.2f ms\n", '"$RUNS"', m[1], m[2], m[3], m[4]
+		printf "kjail / bwrap   = %.2f, kjail / unshare = %.2f (interleaved)\n", m[1] / m[2], m[1] / m[3] }' "$WS/inter"
 printf 'kjail peak RSS: %s KiB (GNU time: kjail and the processes it reaped)\n' \
 	"$(/usr/bin/time -f %M "$KJAIL" exec --quiet $limits -- /bin/true 2>&1 >/dev/null | tail -1)"
 printf '/bin/true peak RSS: %s KiB\n' "$(/usr/bin/time -f %M /bin/true 2>&1 | tail -1)"
@@ -52,6 +61,9 @@ for k in ("session", "one-shot", "true"):
 print("  session / true     = %.2f  (target <= 2)" % (res["session"] / res["true"]))
 print("  session / one-shot = %.2f" % (res["session"] / res["one-shot"]))
 PY
+"$WS/interleave" "$RUNS" "$KJAIL exec -s $SESS -- /bin/true" /bin/true >"$WS/inter-s" &&
+	awk -F'\t' '{m[NR] = $2} END {
+		printf "  interleaved, medians of %d rounds: session %.2f, true %.2f ms; session / true = %.2f\n", '"$RUNS"', m[1], m[2], m[1] / m[2] }' "$WS/inter-s"
 # Memory an idle session costs on the host: its supervisor and its init
 # (and its cgroup's memory.current where limits are enforced).
 sup=$("$KJAIL" ls --json | python3 -c "import json,sys; print([s['pid'] for s in json.load(sys.stdin) if s['name']=='$SESS'][0])")
