@@ -64,7 +64,7 @@ BENCH_DEPS := $(BUILD_DEPS) bubblewrap hyperfine util-linux time python3 curl
 VM_DEPS    := $(TEST_DEPS) qemu-system-x86 cpio
 
 FUZZ_DEPS  := $(BUILD_DEPS) clang libclang-rt-14-dev
-LINT_DEPS  := $(BUILD_DEPS) cppcheck clang-tidy
+LINT_DEPS  := $(BUILD_DEPS) cppcheck clang-tidy clang-format
 
 .PHONY: all demo test test-unit test-integration test-vm bench deps \
         deps-test deps-bench deps-vm deps-fuzz deps-lint clean lint format \
@@ -174,10 +174,15 @@ lint: deps-lint
 	@echo "lint: clang-tidy ($(words $(LINT_SRCS)) files)"
 	@clang-tidy --quiet --warnings-as-errors='*' --checks='$(subst $(eval) ,,$(TIDY_CHECKS))' \
 	  $(LINT_SRCS) -- -std=c17 -D_GNU_SOURCE -I. -I$(BUILD)/gen $(PKG_CFLAGS) 2>/dev/null
+	@echo "lint: clang-format ($(words $(FORMAT_SRCS)) files, .clang-format)"
+	@clang-format --dry-run --Werror $(FORMAT_SRCS)
 	@echo "lint: clean"
 
+# Every C file of the project, in the checked-in .clang-format style.
+FORMAT_SRCS := $(wildcard runtime/*.[ch] mounts/*.[ch] net/*.[ch] profiles/*.c tests/probes/*.c \
+                 tests/unit/*.c tests/fuzz/*.c tests/bench/*.c)
 format:
-	clang-format -i runtime/*.[ch] mounts/*.[ch] net/*.[ch] tests/probes/*.c
+	clang-format -i $(FORMAT_SRCS)
 
 clean:
 	rm -rf $(BUILD)

@@ -49,10 +49,10 @@ static int bind_attach(int rootfd, int mfd, const struct kj_bind *b, const char 
 
 static const char *bind_what(const struct kj_config *cfg, size_t i)
 {
-	return i == 0			  ? "workspace"
-	       : cfg->binds[i - 1].agent  ? "ssh-agent"
+	return i == 0                       ? "workspace"
+	       : cfg->binds[i - 1].agent    ? "ssh-agent"
 	       : cfg->binds[i - 1].writable ? "rw"
-					  : "ro";
+					    : "ro";
 }
 
 static const struct kj_bind *bind_at(const struct kj_config *cfg, size_t i)
@@ -101,8 +101,8 @@ static int pin_fd(int fd, const char *name, int readonly, struct kj_err *err)
 	int mfd, rc;
 
 	mfd = tree_clone(fd, name, 1,
-			 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (readonly ? MOUNT_ATTR_RDONLY : 0), 0,
-			 err);
+			 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (readonly ? MOUNT_ATTR_RDONLY : 0),
+			 0, err);
 	rc = mfd < 0 ? mfd : tree_attach(mfd, fd, name, err);
 	if (mfd >= 0)
 		close(mfd);
@@ -172,14 +172,13 @@ static bool same_dir(int a, int b)
  * from the new root every time: once a directory is pinned, only a fresh
  * lookup goes through the new top mount, and a pin made below it through
  * an older fd would be hidden under it. Nothing there: nothing to pin. */
-static int pin_at(int rootfd, const char *dir, const char *name, int readonly,
-		  struct kj_err *err)
+static int pin_at(int rootfd, const char *dir, const char *name, int readonly, struct kj_err *err)
 {
 	char path[PATH_MAX];
 	int fd, rc;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir, name ? "/" : "", name ? name : "") >=
-	    sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir, name ? "/" : "",
+			     name ? name : "") >= sizeof(path))
 		return kj_fail(err, "workspace", ENAMETOOLONG, NULL, "%s", dir);
 	fd = path_open_in_root(rootfd, path, O_NOFOLLOW);
 	if (fd == -ENOENT)
@@ -264,7 +263,8 @@ static int gitdir_protect(int rootfd, int wsfd, const char *ws, struct kj_err *e
 	/* The common directory first: the worktree's own directory is
 	 * usually inside it, and a later pin of the common directory would
 	 * cover the pins made inside it. */
-	if ((rc = common_protect(rootfd, common, err)) || (rc = pin_at(rootfd, gitdir, NULL, 0, err)))
+	if ((rc = common_protect(rootfd, common, err)) ||
+	    (rc = pin_at(rootfd, gitdir, NULL, 0, err)))
 		return rc;
 	/* commondir and the worktree's config point git elsewhere. */
 	for (int i = 0; !rc && own_files[i]; i++)
@@ -332,8 +332,9 @@ int git_protect(int rootfd, const char *ws, struct kj_err *err)
 	}
 	rc = pin(wsfd, ".git", 0, err);
 	/* .git is now a mount of its own: open it across that boundary. */
-	gitfd = rc ? -1 : path_open(wsfd, ".git", O_DIRECTORY,
-				    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	gitfd = rc ? -1
+		   : path_open(wsfd, ".git", O_DIRECTORY,
+			       RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	close(wsfd);
 	if (rc)
 		return rc;
@@ -341,9 +342,10 @@ int git_protect(int rootfd, const char *ws, struct kj_err *err)
 		return kj_fail(err, "workspace", -gitfd, NULL, "open .git");
 	if (faccessat(gitfd, "hooks", F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
 		close(gitfd);
-		return kj_fail(err, "workspace", errno,
-			       "create it on the host (mkdir .git/hooks) so kjail can make it read-only",
-			       "cannot protect .git/hooks");
+		return kj_fail(
+			err, "workspace", errno,
+			"create it on the host (mkdir .git/hooks) so kjail can make it read-only",
+			"cannot protect .git/hooks");
 	}
 	rc = pin(gitfd, "hooks", 1, err);
 	if (!rc)

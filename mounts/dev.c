@@ -16,16 +16,15 @@ static const struct {
 	const char *name;
 	unsigned major, minor;
 } dev_nodes[] = {
-	{"null", 1, 3}, {"zero", 1, 5}, {"full", 1, 7},
+	{"null", 1, 3},   {"zero", 1, 5},    {"full", 1, 7},
 	{"random", 1, 8}, {"urandom", 1, 9}, {"tty", 5, 0},
 };
 
 static const struct {
 	const char *name, *target;
 } dev_links[] = {
-	{"ptmx", "pts/ptmx"},	      {"fd", "/proc/self/fd"},
-	{"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"},
-	{"stderr", "/proc/self/fd/2"},
+	{"ptmx", "pts/ptmx"},          {"fd", "/proc/self/fd"},       {"stdin", "/proc/self/fd/0"},
+	{"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"},
 };
 
 /* Clone the host's device node, refusing anything that is not exactly the
@@ -48,7 +47,8 @@ static int host_node_clone(const char *name, unsigned major_nr, unsigned minor_n
 	    minor(st.st_rdev) != minor_nr) {
 		close(mfd);
 		return kj_fail(err, "dev", 0, "check the host's /dev",
-			       "the host's %s is not the character device %u:%u", path, major_nr, minor_nr);
+			       "the host's %s is not the character device %u:%u", path, major_nr,
+			       minor_nr);
 	}
 	return mfd;
 }
@@ -112,7 +112,8 @@ int dev_mount(int rootfd, struct kj_err *err)
 		goto out;
 	}
 	for (size_t i = 0; !rc && i < sizeof(dev_nodes) / sizeof(dev_nodes[0]); i++)
-		rc = node_bind(devfd, dev_nodes[i].name, dev_nodes[i].major, dev_nodes[i].minor, err);
+		rc = node_bind(devfd, dev_nodes[i].name, dev_nodes[i].major, dev_nodes[i].minor,
+			       err);
 	for (size_t i = 0; !rc && i < sizeof(dev_links) / sizeof(dev_links[0]); i++)
 		if (symlinkat(dev_links[i].target, devfd, dev_links[i].name) < 0)
 			rc = kj_fail(err, "dev", errno, NULL, "create /dev/%s", dev_links[i].name);

@@ -16,13 +16,24 @@
 #include "mounts/rootfs.h"
 
 const char *const credential_paths[] = {
-	".ssh",	       ".gnupg",	      ".aws",		   ".azure",
-	".config/gcloud", ".kube",	      ".docker/config.json", ".netrc",
-	".git-credentials", ".config/gh",     ".npmrc",		   ".pypirc",
-	".cargo/credentials", ".cargo/credentials.toml",
+	".ssh",
+	".gnupg",
+	".aws",
+	".azure",
+	".config/gcloud",
+	".kube",
+	".docker/config.json",
+	".netrc",
+	".git-credentials",
+	".config/gh",
+	".npmrc",
+	".pypirc",
+	".cargo/credentials",
+	".cargo/credentials.toml",
 	/* kjail's own settings, profiles and --env-file vaults: a sandbox
 	 * reads none of them (they may hold tokens for other sandboxes). */
-	".config/kjail", NULL,
+	".config/kjail",
+	NULL,
 };
 
 /* A fresh detached mount to hide something with: an empty read-only
@@ -33,7 +44,8 @@ static int mask_source(int is_dir, struct kj_err *err)
 	if (!is_dir)
 		return devnull_clone(err);
 	return fs_new("tmpfs", "mode=0000,size=4k,nr_inodes=1",
-		      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+		      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+		      err);
 }
 
 /* The first mask of each kind, once attached: later masks are clones of
@@ -104,7 +116,8 @@ static int mask_home(int rootfd, const char *home, struct kj_err *err)
 	int rc = 0;
 
 	for (int i = 0; !rc && credential_paths[i]; i++) {
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", home, credential_paths[i]) >= sizeof(path))
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", home, credential_paths[i]) >=
+		    sizeof(path))
 			return kj_fail(err, "mask", ENAMETOOLONG, NULL, "%s", home);
 		rc = mask_path(rootfd, path, 0, err);
 	}
@@ -116,8 +129,9 @@ static int mask_home(int rootfd, const char *home, struct kj_err *err)
  * it could read the password hashes and the SSH host keys (then
  * impersonate the host). */
 static const char *const host_secrets[] = {
-	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssl/private",
-	"/etc/sudoers", "/etc/sudoers.d", "/etc/krb5.keytab", NULL,
+	"/etc/shadow",    "/etc/shadow-",     "/etc/gshadow",
+	"/etc/gshadow-",  "/etc/ssl/private", "/etc/sudoers",
+	"/etc/sudoers.d", "/etc/krb5.keytab", NULL,
 };
 
 static int mask_ssh_host_keys(int rootfd, struct kj_err *err)
@@ -138,7 +152,8 @@ static int mask_ssh_host_keys(int rootfd, struct kj_err *err)
 	while (!rc && d && (e = readdir(d))) {
 		size_t n = strlen(e->d_name);
 		char path[PATH_MAX];
-		if (strncmp(e->d_name, "ssh_host_", 9) || n < 4 || strcmp(e->d_name + n - 4, "_key"))
+		if (strncmp(e->d_name, "ssh_host_", 9) || n < 4 ||
+		    strcmp(e->d_name + n - 4, "_key"))
 			continue;
 		snprintf(path, sizeof(path), "/etc/ssh/%s", e->d_name);
 		rc = mask_path(rootfd, path, 0, err);

@@ -84,8 +84,9 @@ int tree_setattr(int fd, int recursive, unsigned set, unsigned clear, const char
 int tree_clone(int fd, const char *what, int recursive, unsigned set, unsigned clear,
 	       struct kj_err *err)
 {
-	int mfd = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-					    (recursive ? AT_RECURSIVE : 0));
+	int mfd = open_tree(fd, "",
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+				    (recursive ? AT_RECURSIVE : 0));
 	if (mfd < 0)
 		return kj_fail(err, "mount", errno, errno == ENOSYS ? NEED_KERNEL : NULL,
 			       "clone %s", what);
@@ -98,7 +99,8 @@ int tree_clone(int fd, const char *what, int recursive, unsigned set, unsigned c
 
 int tree_attach(int mntfd, int targetfd, const char *what, struct kj_err *err)
 {
-	if (move_mount(mntfd, "", targetfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+	if (move_mount(mntfd, "", targetfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
+	    0)
 		return kj_fail(err, "mount", errno, NULL, "attach %s", what);
 	return 0;
 }

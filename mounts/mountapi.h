@@ -17,7 +17,8 @@ int path_open(int dirfd, const char *path, int flags, uint64_t resolve);
  * Stops a symlink planted in the tree from redirecting a mount onto the
  * host (the class of bubblewrap CVE-2026-87766 and runc CVE-2025-31133). */
 /* For paths kjail itself names beneath a directory it mounted. */
-#define RESOLVE_BENEATH_FLAGS (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
+#define RESOLVE_BENEATH_FLAGS \
+	(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
 
 int path_open_in_root(int rootfd, const char *path, int flags);
 

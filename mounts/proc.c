@@ -25,8 +25,8 @@ static const char *const proc_readonly[] = {"sys", "irq", "bus", "fs", NULL};
  * sched_debug, latency_stats), and sysrq-trigger, which a root caller's
  * uid 0 could otherwise write to crash or reboot the host. */
 static const char *const proc_masked_files[] = {
-	"kcore", "keys", "timer_list", "timer_stats", "sched_debug", "kallsyms",
-	"sysrq-trigger", "latency_stats", NULL,
+	"kcore",    "keys",          "timer_list",    "timer_stats", "sched_debug",
+	"kallsyms", "sysrq-trigger", "latency_stats", NULL,
 };
 
 /* Masked with an empty read-only directory: the host's ACPI, SCSI and
@@ -40,7 +40,11 @@ static const char *const proc_masked_dirs[] = {"acpi", "scsi", "asound", NULL};
  * CVE-2020-8694); debugfs and tracefs, kernel internals readable by a
  * root caller's uid 0. */
 static const char *const sys_masked_dirs[] = {
-	"/sys/firmware", "/sys/devices/virtual/powercap", "/sys/kernel/debug", "/sys/kernel/tracing", NULL,
+	"/sys/firmware",
+	"/sys/devices/virtual/powercap",
+	"/sys/kernel/debug",
+	"/sys/kernel/tracing",
+	NULL,
 };
 
 /* A read-only bind of /proc/NAME onto itself. NAME is one plain entry of
@@ -48,16 +52,19 @@ static const char *const sys_masked_dirs[] = {
  * it is named, not opened first. */
 static int bind_readonly(int procfd, const char *name, struct kj_err *err)
 {
-	int mfd = open_tree(procfd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW |
-					  AT_RECURSIVE),
+	int mfd = open_tree(procfd, name,
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW |
+				    AT_RECURSIVE),
 	    rc;
 
 	if (mfd < 0 && errno == ENOENT)
 		return 0;
 	if (mfd < 0)
 		return kj_fail(err, "mount", errno, NULL, "clone /proc/%s", name);
-	rc = tree_setattr(mfd, 1, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-				       MOUNT_ATTR_NOEXEC, 0, name, err);
+	rc = tree_setattr(mfd, 1,
+			  MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				  MOUNT_ATTR_NOEXEC,
+			  0, name, err);
 	if (!rc && move_mount(mfd, "", procfd, name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		rc = kj_fail(err, "mount", errno, NULL, "attach /proc/%s", name);
 	close(mfd);
@@ -101,8 +108,9 @@ int proc_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 	for (int i = 0; !rc && proc_readonly[i]; i++)
 		rc = bind_readonly(mfd, proc_readonly[i], err);
 	for (int i = 0; !rc && proc_masked_files[i]; i++)
-		rc = mask_at(path_open(mfd, proc_masked_files[i], O_NOFOLLOW, RESOLVE_BENEATH_FLAGS),
-			     proc_masked_files[i], 0, err);
+		rc = mask_at(
+			path_open(mfd, proc_masked_files[i], O_NOFOLLOW, RESOLVE_BENEATH_FLAGS),
+			proc_masked_files[i], 0, err);
 	for (int i = 0; !rc && proc_masked_dirs[i]; i++)
 		rc = mask_at(path_open(mfd, proc_masked_dirs[i], O_NOFOLLOW, RESOLVE_BENEATH_FLAGS),
 			     proc_masked_dirs[i], 1, err);

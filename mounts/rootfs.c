@@ -49,8 +49,7 @@ static int mountpoint_create(int rootfd, const char *dest, int is_dir)
 	return rc;
 }
 
-int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what,
-		    struct kj_err *err)
+int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what, struct kj_err *err)
 {
 	/* Errors name the bind ("workspace", "ro", "rw") or the mount. */
 	const char *part = what[0] == '/' ? "mount" : what;
@@ -59,9 +58,12 @@ int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what,
 	fd = path_open_in_root(rootfd, dest, 0);
 	if (fd == -ENOENT) {
 		if ((rc = mountpoint_create(rootfd, dest, is_dir)))
-			return kj_fail(err, part, -rc,
-				       rc == -EROFS ? "choose a DEST that exists in the root, or one under /tmp or /run" : NULL,
-				       "create mount point %s", dest);
+			return kj_fail(
+				err, part, -rc,
+				rc == -EROFS
+					? "choose a DEST that exists in the root, or one under /tmp or /run"
+					: NULL,
+				"create mount point %s", dest);
 		fd = path_open_in_root(rootfd, dest, 0);
 	}
 	return fd < 0 ? kj_fail(err, part, -fd, NULL, "open %s", dest) : fd;
@@ -114,15 +116,13 @@ static int sys_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err
 {
 	if (cfg->net == KJ_NET_HOST)
 		return 0;
-	return fresh_mount(rootfd, "/sys", "sysfs", NULL,
-			   RO_ATTRS | MOUNT_ATTR_NOEXEC, err);
+	return fresh_mount(rootfd, "/sys", "sysfs", NULL, RO_ATTRS | MOUNT_ATTR_NOEXEC, err);
 }
 
 /* The sandbox's own cgroup, read-only: a fresh cgroup2 mount shows the
  * root of its cgroup namespace, which is its leaf, so it can read its
  * limits and usage but neither raise them nor see other cgroups. */
-static int cgroup_mount(int rootfd, const struct kj_config *cfg, bool cgroupfs,
-			struct kj_err *err)
+static int cgroup_mount(int rootfd, const struct kj_config *cfg, bool cgroupfs, struct kj_err *err)
 {
 	struct kj_err ignored;
 
@@ -169,11 +169,11 @@ static bool below_sys(const struct kj_config *cfg)
 }
 
 /* Run one step of the recipe: on failure leave with its rc. */
-#define STEP(call, name)            \
-	do {                        \
-		if ((rc = (call)))  \
-			goto out;   \
-		kj_trace(name);     \
+#define STEP(call, name)           \
+	do {                       \
+		if ((rc = (call))) \
+			goto out;  \
+		kj_trace(name);    \
 	} while (0)
 
 int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *net,
@@ -219,7 +219,8 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 	 * breakdown). */
 	STEP(proc_mount(rootfd, cfg, err), "mount: /proc");
 	STEP(dev_mount(rootfd, err), "mount: /dev");
-	STEP(fresh_mount(rootfd, "/tmp", "tmpfs", tmp_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err),
+	STEP(fresh_mount(rootfd, "/tmp", "tmpfs", tmp_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+			 err),
 	     "mount: /tmp");
 	STEP(fresh_mount(rootfd, "/run", "tmpfs", "mode=0755,size=16m",
 			 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err),

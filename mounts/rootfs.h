@@ -20,8 +20,7 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 		 struct kj_err *err);
 
 /* Pieces of the recipe, each in its own file. rootfd is the new root. */
-int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what,
-		    struct kj_err *err);
+int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what, struct kj_err *err);
 int proc_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err);
 /* Hide firmware, power-meter and kernel-debug directories under /sys. */
 int sys_masks_mount(int rootfd, struct kj_err *err);

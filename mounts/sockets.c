@@ -37,8 +37,8 @@
 
 static bool hidden_anyway(const char *path)
 {
-	static const char *const fresh[] = {"/run", "/var/run", "/tmp", "/dev",
-					    "/proc", "/sys", NULL};
+	static const char *const fresh[] = {"/run",  "/var/run", "/tmp", "/dev",
+					    "/proc", "/sys",     NULL};
 
 	for (int i = 0; fresh[i]; i++)
 		if (path_covers(fresh[i], path))

@@ -181,7 +181,10 @@ int hm_rule_parse(const char *text, struct hm_rule *r, const char **why)
 	if (colon && strchr(colon + 1, ':')) {
 		/* Two or more colons: a bare IPv6 address or range, no port. */
 		r->kind = HM_ADDR;
-		return parse_cidr(text, strlen(text), r, why) ? (*why = "not an IPv6 address (write [ADDR]:PORT to give a port)", -1) : 0;
+		return parse_cidr(text, strlen(text), r, why)
+			       ? (*why = "not an IPv6 address (write [ADDR]:PORT to give a port)",
+				  -1)
+			       : 0;
 	}
 	hlen = colon ? (size_t)(colon - text) : strlen(text);
 	if (colon && parse_port(colon + 1, &r->port, why))
@@ -257,7 +260,8 @@ static bool name_matches(const struct hm_rule *r, const char *name)
 	/* *.example.test: at least one label, then ".example.test" exactly
 	 * at the end, so neither "example.test" nor "example.test.evil" nor
 	 * "badexample.test". */
-	if (r->kind != HM_WILDCARD || n < s + 2 || name[n - s - 1] != '.' || strcmp(name + n - s, r->name))
+	if (r->kind != HM_WILDCARD || n < s + 2 || name[n - s - 1] != '.' ||
+	    strcmp(name + n - s, r->name))
 		return false;
 	/* A punycode label is matched only by a rule that spells it out: the
 	 * wildcard must not lend its trust to an IDN homograph it never named. */
@@ -345,20 +349,20 @@ static const char *v4_class(const unsigned char *a)
 		uint32_t net, mask;
 		const char *cls;
 	} table[] = {
-		{0x00000000, 0xff000000, "unspecified"}, /* 0/8: "this network" */
-		{0x0a000000, 0xff000000, "private"},	  /* 10/8 */
+		{0x00000000, 0xff000000, "unspecified"},    /* 0/8: "this network" */
+		{0x0a000000, 0xff000000, "private"},        /* 10/8 */
 		{0x64400000, 0xffc00000, "shared (CGNAT)"}, /* 100.64/10 */
-		{0x7f000000, 0xff000000, "loopback"},	  /* 127/8 */
-		{0xa9fe0000, 0xffff0000, "link-local"},	  /* 169.254/16: cloud metadata */
-		{0xac100000, 0xfff00000, "private"},	  /* 172.16/12 */
-		{0xc0000000, 0xffffff00, "reserved"},	  /* 192.0.0/24: protocol assignments */
-		{0xc0000200, 0xffffff00, "documentation"}, /* 192.0.2/24 */
-		{0xc0a80000, 0xffff0000, "private"},	  /* 192.168/16 */
-		{0xc6120000, 0xfffe0000, "benchmarking"}, /* 198.18/15 */
-		{0xc6336400, 0xffffff00, "documentation"}, /* 198.51.100/24 */
-		{0xcb007100, 0xffffff00, "documentation"}, /* 203.0.113/24 */
-		{0xe0000000, 0xf0000000, "multicast"},	  /* 224/4 */
-		{0xf0000000, 0xf0000000, "reserved"},	  /* 240/4, 255.255.255.255 broadcast */
+		{0x7f000000, 0xff000000, "loopback"},       /* 127/8 */
+		{0xa9fe0000, 0xffff0000, "link-local"},     /* 169.254/16: cloud metadata */
+		{0xac100000, 0xfff00000, "private"},        /* 172.16/12 */
+		{0xc0000000, 0xffffff00, "reserved"},       /* 192.0.0/24: protocol assignments */
+		{0xc0000200, 0xffffff00, "documentation"},  /* 192.0.2/24 */
+		{0xc0a80000, 0xffff0000, "private"},        /* 192.168/16 */
+		{0xc6120000, 0xfffe0000, "benchmarking"},   /* 198.18/15 */
+		{0xc6336400, 0xffffff00, "documentation"},  /* 198.51.100/24 */
+		{0xcb007100, 0xffffff00, "documentation"},  /* 203.0.113/24 */
+		{0xe0000000, 0xf0000000, "multicast"},      /* 224/4 */
+		{0xf0000000, 0xf0000000, "reserved"},       /* 240/4, 255.255.255.255 broadcast */
 	};
 
 	if (x == 0xffffffff)
@@ -379,7 +383,9 @@ const char *hm_addr_class(int family, const unsigned char *a)
 	if (family != AF_INET6)
 		return "unknown family";
 	if (!memcmp(a, zero, 15))
-		return a[15] == 1 ? "loopback" : a[15] == 0 ? "unspecified" : "reserved (IPv4-compatible)";
+		return a[15] == 1   ? "loopback"
+		       : a[15] == 0 ? "unspecified"
+				    : "reserved (IPv4-compatible)";
 	/* ::ffff:127.0.0.1 is 127.0.0.1 on a dual-stack socket; NAT64
 	 * (64:ff9b::/96) reaches the embedded IPv4 address through the
 	 * gateway: both are judged as that IPv4 address. */

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define HM_NAME_MAX 253	 /* longest DNS name, without the trailing dot */
+#define HM_NAME_MAX 253   /* longest DNS name, without the trailing dot */
 #define HM_PORT_DEFAULT 0 /* no :PORT given */
 #define HM_PORT_ANY (-1)  /* :* */
 
@@ -28,11 +28,11 @@ enum hm_kind {
 struct hm_rule {
 	enum hm_kind kind;
 	char name[HM_NAME_MAX + 1]; /* normalised; for a wildcard the suffix */
-	int family;		    /* AF_INET or AF_INET6 (HM_ADDR) */
-	unsigned char addr[16];	    /* network order; IPv4 in the first 4 bytes */
-	unsigned prefix;	    /* CIDR prefix length */
-	int port;		    /* 1..65535, HM_PORT_DEFAULT or HM_PORT_ANY */
-	const char *text;	    /* the pattern as written */
+	int family;                 /* AF_INET or AF_INET6 (HM_ADDR) */
+	unsigned char addr[16];     /* network order; IPv4 in the first 4 bytes */
+	unsigned prefix;            /* CIDR prefix length */
+	int port;                   /* 1..65535, HM_PORT_DEFAULT or HM_PORT_ANY */
+	const char *text;           /* the pattern as written */
 };
 
 /* What a client asked for: a normalised name, or an address literal. */

@@ -25,8 +25,8 @@
 
 static int nl_fail(struct kj_err *err, const char *what, int nlerr)
 {
-	return kj_fail(err, "net", 0, "check that the kernel has network namespaces",
-		       "%s: %s", what, nl_geterror(nlerr));
+	return kj_fail(err, "net", 0, "check that the kernel has network namespaces", "%s: %s",
+		       what, nl_geterror(nlerr));
 }
 
 int net_loopback_up(struct kj_err *err)

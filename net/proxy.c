@@ -98,7 +98,8 @@ static void *worker(void *arg)
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += PROXY_WORKER_IDLE_S;
 		while (!pool.head)
-			if (pthread_cond_timedwait(&pool.more, &pool.lock, &until) == ETIMEDOUT && !pool.head) {
+			if (pthread_cond_timedwait(&pool.more, &pool.lock, &until) == ETIMEDOUT &&
+			    !pool.head) {
 				pool.idle--;
 				break;
 			}
@@ -156,7 +157,9 @@ static int receive_fd(int sock, int *fd)
 {
 	char byte, cbuf[CMSG_SPACE(sizeof(int) * 4)];
 	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf,
 			    .msg_controllen = sizeof(cbuf)};
 	ssize_t n;
 
@@ -336,11 +339,14 @@ static int open_log(const struct kj_config *cfg, int *out, struct kj_err *err)
 	*out = -1;
 	if (!cfg->net_log)
 		return 0;
-	fd = open(cfg->net_log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	fd = open(cfg->net_log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+		  0600);
 	if (fd < 0)
-		return kj_fail(err, "net", errno, "give a file path you can write", "--net-log %s", cfg->net_log);
+		return kj_fail(err, "net", errno, "give a file path you can write", "--net-log %s",
+			       cfg->net_log);
 	/* A hard link to someone else's file, or a fifo that would block. */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != cfg->caller_uid || st.st_nlink != 1) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != cfg->caller_uid ||
+	    st.st_nlink != 1) {
 		close(fd);
 		return kj_fail(err, "net", 0, "give a regular file of your own",
 			       "--net-log %s is not a regular file owned by you", cfg->net_log);
@@ -393,7 +399,8 @@ static int ctx_make(const struct kj_config *cfg, struct proxy_ctx **out, struct 
 	if (!rc)
 		rc = open_log(cfg, &px->log_fd, err);
 	if (!rc) {
-		px->stats = mmap(NULL, sizeof(*px->stats), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		px->stats = mmap(NULL, sizeof(*px->stats), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (px->stats == MAP_FAILED)
 			rc = kj_fail(err, "net", errno, NULL, "map the proxy's counters");
 	}
@@ -424,7 +431,8 @@ int proxy_start(const struct kj_config *cfg, struct kj_proxy **proxy, int *relay
 	p = calloc(1, sizeof(*p));
 	/* SEQPACKET: one message per connection, one fd in each. */
 	if (!p || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
-		rc = kj_fail(err, "net", p ? errno : ENOMEM, NULL, "create the proxy's socket pair");
+		rc = kj_fail(err, "net", p ? errno : ENOMEM, NULL,
+			     "create the proxy's socket pair");
 		goto fail;
 	}
 	p->pid = fork();
@@ -470,9 +478,11 @@ static void report(const struct kj_proxy *p)
 	if (!refused || p->quiet)
 		return;
 	for (unsigned i = 0; i < shown && i < PROXY_SHOWN_HOSTS; i++)
-		o += (size_t)snprintf(hosts + o, sizeof(hosts) - o, "%s%s", i ? ", " : "", st->shown[i]);
-	kj_note("net: %lu connection%s refused: %s%s (%s%s)", refused, refused == 1 ? "" : "s", hosts,
-		refused > shown ? ", ..." : "", p->log_path ? "see " : "add --net-log FILE for the reasons",
+		o += (size_t)snprintf(hosts + o, sizeof(hosts) - o, "%s%s", i ? ", " : "",
+				      st->shown[i]);
+	kj_note("net: %lu connection%s refused: %s%s (%s%s)", refused, refused == 1 ? "" : "s",
+		hosts, refused > shown ? ", ..." : "",
+		p->log_path ? "see " : "add --net-log FILE for the reasons",
 		p->log_path ? p->log_path : "");
 }
 
@@ -494,7 +504,8 @@ void proxy_stop(struct kj_proxy *p, bool show)
 	if (show) {
 		report(p);
 		if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0) && !p->quiet)
-			kj_note("net: the proxy ended abnormally (%s %d)", WIFSIGNALED(st) ? "signal" : "status",
+			kj_note("net: the proxy ended abnormally (%s %d)",
+				WIFSIGNALED(st) ? "signal" : "status",
 				WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 	}
 	if (p->pidfd >= 0)

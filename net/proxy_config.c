@@ -21,10 +21,12 @@ static int check_hosts_file(struct kj_config *cfg, struct kj_err *err)
 		return 0;
 	canon = realpath(cfg->net_hosts, NULL);
 	if (!canon || stat(canon, &st) < 0)
-		return kj_fail(err, "net", errno, "give an existing hosts file", "--net-hosts %s", cfg->net_hosts);
+		return kj_fail(err, "net", errno, "give an existing hosts file", "--net-hosts %s",
+			       cfg->net_hosts);
 	if (!S_ISREG(st.st_mode)) {
 		free(canon);
-		return kj_fail(err, "net", 0, fix, "--net-hosts %s is not a regular file", cfg->net_hosts);
+		return kj_fail(err, "net", 0, fix, "--net-hosts %s is not a regular file",
+			       cfg->net_hosts);
 	}
 	/* The file decides where allowed names go: another user who could
 	 * write it could point pypi.org at a server of their own. */
@@ -35,8 +37,8 @@ static int check_hosts_file(struct kj_config *cfg, struct kj_err *err)
 	}
 	if (st.st_mode & S_IWOTH) {
 		free(canon);
-		return kj_fail(err, "net", 0, "chmod o-w it", "--net-hosts %s is writable by everyone",
-			       cfg->net_hosts);
+		return kj_fail(err, "net", 0, "chmod o-w it",
+			       "--net-hosts %s is writable by everyone", cfg->net_hosts);
 	}
 	cfg->net_hosts = canon;
 	return 0;
@@ -65,9 +67,11 @@ static int check_log_file(const struct kj_config *cfg, struct kj_err *err)
 	}
 	strcpy(buf, cfg->net_log);
 	if (stat(dirname(buf), &st) < 0)
-		return kj_fail(err, "net", errno, "create the directory first", "--net-log %s", cfg->net_log);
+		return kj_fail(err, "net", errno, "create the directory first", "--net-log %s",
+			       cfg->net_log);
 	if (!S_ISDIR(st.st_mode))
-		return kj_fail(err, "net", ENOTDIR, "give a path in a directory", "--net-log %s", cfg->net_log);
+		return kj_fail(err, "net", ENOTDIR, "give a path in a directory", "--net-log %s",
+			       cfg->net_log);
 	return 0;
 }
 
@@ -96,8 +100,9 @@ int proxy_config_check(struct kj_config *cfg, struct kj_err *err)
 	/* The proxy is reached through the sandbox's own network namespace;
 	 * without one, the command would have the host's network unfiltered. */
 	if (cfg->isolation == KJ_ISOLATION_NONE)
-		return kj_fail(err, "option", 0, "use --net host, or a profile with isolation",
-			       "--net proxy needs the sandbox's own network namespace, and --isolation none has none");
+		return kj_fail(
+			err, "option", 0, "use --net host, or a profile with isolation",
+			"--net proxy needs the sandbox's own network namespace, and --isolation none has none");
 	if ((rc = check_hosts_file(cfg, err)) || (rc = check_log_file(cfg, err)))
 		return rc;
 	return 0;

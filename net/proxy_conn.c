@@ -87,13 +87,17 @@ void conn_log(struct conn *c)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	len = snprintf(line, sizeof(line),
-		       "%s.%03ldZ proto=%s host=%s port=%d decision=%s rule=\"%s\" addr=%s up=%llu down=%llu%s%s%s\n",
-		       when, ts.tv_nsec / 1000000, c->proto ? c->proto : "-",
-		       c->have_target ? c->target.name : c->shown_host[0] ? c->shown_host : "-",
-		       c->have_target ? c->target.port : c->shown_port, c->decision, c->rule[0] ? c->rule : "-", c->addr[0] ? c->addr : "-",
-		       (unsigned long long)c->up, (unsigned long long)c->down,
-		       c->reason[0] ? " reason=\"" : "", c->reason, c->reason[0] ? "\"" : "");
+	len = snprintf(
+		line, sizeof(line),
+		"%s.%03ldZ proto=%s host=%s port=%d decision=%s rule=\"%s\" addr=%s up=%llu down=%llu%s%s%s\n",
+		when, ts.tv_nsec / 1000000, c->proto ? c->proto : "-",
+		c->have_target     ? c->target.name
+		: c->shown_host[0] ? c->shown_host
+				   : "-",
+		c->have_target ? c->target.port : c->shown_port, c->decision,
+		c->rule[0] ? c->rule : "-", c->addr[0] ? c->addr : "-", (unsigned long long)c->up,
+		(unsigned long long)c->down, c->reason[0] ? " reason=\"" : "", c->reason,
+		c->reason[0] ? "\"" : "");
 	if (len >= (int)sizeof(line)) {
 		len = sizeof(line) - 1;
 		line[len - 1] = '\n';
@@ -171,10 +175,14 @@ enum open_result conn_open(struct conn *c)
 		return OPEN_REFUSED;
 	case HM_UNLISTED:
 		if (t->is_addr)
-			conn_refuse(c, "%s is an IP address; addresses are refused unless allowed as such (--allow-host %s)",
-				    suggest, suggest);
+			conn_refuse(
+				c,
+				"%s is an IP address; addresses are refused unless allowed as such (--allow-host %s)",
+				suggest, suggest);
 		else
-			conn_refuse(c, "%s is not on the allow-list (allow it with --allow-host %s)", suggest, suggest);
+			conn_refuse(c,
+				    "%s is not on the allow-list (allow it with --allow-host %s)",
+				    suggest, suggest);
 		return OPEN_REFUSED;
 	case HM_ALLOWED:
 		set_rule(c, "--allow-host", rule);
@@ -199,13 +207,15 @@ enum open_result conn_open(struct conn *c)
 	for (int i = 0; i < n; i++) {
 		const struct hm_rule *ar;
 		const char *cls;
-		enum hm_verdict v = hm_check_addr(&px->rules, fams[i], addrs[i], t->port, &ar, &cls);
+		enum hm_verdict v =
+			hm_check_addr(&px->rules, fams[i], addrs[i], t->port, &ar, &cls);
 		int fd;
 
 		if (v == HM_DENIED) {
 			inet_ntop(fams[i], addrs[i], c->addr, sizeof(c->addr));
 			set_rule(c, "--deny-host", ar);
-			conn_refuse(c, "%s resolves to %s, refused by --deny-host %s", t->name, c->addr, ar->text);
+			conn_refuse(c, "%s resolves to %s, refused by --deny-host %s", t->name,
+				    c->addr, ar->text);
 			return OPEN_REFUSED;
 		}
 		if (v == HM_BAD_ADDR) {
@@ -230,13 +240,16 @@ enum open_result conn_open(struct conn *c)
 	}
 	if (bad_cls && !last_err) {
 		snprintf(c->addr, sizeof(c->addr), "%s", bad_addr);
-		conn_refuse(c, "%s resolves to %s, a %s address; such addresses are refused unless allowed as such (--allow-host %s%s%s:%d)",
-			    t->name, bad_addr, bad_cls, strchr(bad_addr, ':') ? "[" : "", bad_addr,
-			    strchr(bad_addr, ':') ? "]" : "", t->port);
+		conn_refuse(
+			c,
+			"%s resolves to %s, a %s address; such addresses are refused unless allowed as such (--allow-host %s%s%s:%d)",
+			t->name, bad_addr, bad_cls, strchr(bad_addr, ':') ? "[" : "", bad_addr,
+			strchr(bad_addr, ':') ? "]" : "", t->port);
 		return OPEN_REFUSED;
 	}
 	c->decision = "fail";
-	snprintf(c->reason, sizeof(c->reason), "connect to %s port %d: %s", c->addr, t->port, strerror(last_err));
+	snprintf(c->reason, sizeof(c->reason), "connect to %s port %d: %s", c->addr, t->port,
+		 strerror(last_err));
 	return OPEN_FAILED;
 }
 
@@ -270,7 +283,8 @@ void conn_serve(struct proxy_ctx *px, int client)
 	else if (c->in.b[0] >= 'A' && c->in.b[0] <= 'Z') /* an HTTP method */
 		http_serve(c);
 	else
-		conn_refuse(c, "unknown protocol (first byte 0x%02x): speak HTTP or SOCKS5", c->in.b[0]);
+		conn_refuse(c, "unknown protocol (first byte 0x%02x): speak HTTP or SOCKS5",
+			    c->in.b[0]);
 	conn_log(c);
 	if (c->upstream >= 0)
 		close(c->upstream);

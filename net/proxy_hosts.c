@@ -62,8 +62,8 @@ int proxy_hosts_load(const char *path, struct proxy_host_entry **out, size_t *co
 
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f)) {
-			kj_fail(err, "net", 0, "keep lines under 1024 characters", "--net-hosts %s:%u: line too long",
-				path, lineno);
+			kj_fail(err, "net", 0, "keep lines under 1024 characters",
+				"--net-hosts %s:%u: line too long", path, lineno);
 			goto fail;
 		}
 		if (hash)
@@ -81,8 +81,8 @@ int proxy_hosts_load(const char *path, struct proxy_host_entry **out, size_t *co
 			char name[HM_NAME_MAX + 1];
 			const char *why;
 			if (hm_name_normalize(word, strlen(word), name, &why)) {
-				kj_fail(err, "net", 0, "write plain DNS names", "--net-hosts %s:%u: '%s': %s", path,
-					lineno, word, why);
+				kj_fail(err, "net", 0, "write plain DNS names",
+					"--net-hosts %s:%u: '%s': %s", path, lineno, word, why);
 				goto fail;
 			}
 			if ((rc = add_entry(&v, &n, name, family, addr))) {
@@ -92,8 +92,8 @@ int proxy_hosts_load(const char *path, struct proxy_host_entry **out, size_t *co
 			names++;
 		}
 		if (!names) {
-			kj_fail(err, "net", 0, "write ADDRESS NAME [NAME...] lines", "--net-hosts %s:%u: no name",
-				path, lineno);
+			kj_fail(err, "net", 0, "write ADDRESS NAME [NAME...] lines",
+				"--net-hosts %s:%u: no name", path, lineno);
 			goto fail;
 		}
 	}

@@ -26,7 +26,7 @@ struct request {
 	size_t mlen, tlen, vlen;
 	struct header h[HTTP_MAX_HEADERS];
 	size_t nh;
-	size_t head_len; /* bytes of the head, final CRLF CRLF included */
+	size_t head_len;               /* bytes of the head, final CRLF CRLF included */
 	char head[PROXY_HEAD_MAX + 1]; /* a NUL-terminated copy, parsed in place */
 };
 
@@ -93,7 +93,8 @@ static const char *parse_head(const struct conn *c, struct request *r)
 	for (char *q = p; q < end; q++) {
 		/* Request smuggling: a bare CR or LF, or a NUL, splits lines
 		 * differently for the next parser. */
-		if (*q == '\0' || (*q == '\r' && q[1] != '\n') || (*q == '\n' && (q == p || q[-1] != '\r')))
+		if (*q == '\0' || (*q == '\r' && q[1] != '\n') ||
+		    (*q == '\n' && (q == p || q[-1] != '\r')))
 			return "bare CR, LF or NUL in the request head";
 	}
 	eol = strstr(p, "\r\n");
@@ -108,7 +109,8 @@ static const char *parse_head(const struct conn *c, struct request *r)
 	for (size_t i = 0; i < r->mlen; i++)
 		if (!is_tchar((unsigned char)r->method[i]))
 			return "malformed method";
-	if (r->vlen != 8 || (strncmp(r->version, "HTTP/1.1", 8) && strncmp(r->version, "HTTP/1.0", 8)))
+	if (r->vlen != 8 ||
+	    (strncmp(r->version, "HTTP/1.1", 8) && strncmp(r->version, "HTTP/1.0", 8)))
 		return "only HTTP/1.0 and HTTP/1.1 are spoken";
 	for (p = eol + 2; p < end; p = eol + 2) {
 		struct header *h = &r->h[r->nh];
@@ -211,7 +213,8 @@ static void note_end(struct conn *c, const char *end)
 
 static int serve_connect(struct conn *c, const struct request *r)
 {
-	static const char ok[] = "HTTP/1.1 200 Connection established\r\nProxy-Agent: kjail\r\n\r\n";
+	static const char ok[] =
+		"HTTP/1.1 200 Connection established\r\nProxy-Agent: kjail\r\n\r\n";
 	const char *host, *why;
 	size_t hlen, early;
 	int port;
@@ -239,8 +242,9 @@ static int serve_connect(struct conn *c, const struct request *r)
  * is replaced by "close" so the connection carries exactly one request. */
 static bool hop_by_hop(const struct header *h)
 {
-	static const char *const names[] = {"connection", "proxy-connection", "keep-alive",
-					    "proxy-authorization", "te", "trailer", "upgrade", NULL};
+	static const char *const names[] = {
+		"connection", "proxy-connection", "keep-alive", "proxy-authorization",
+		"te",         "trailer",          "upgrade",    NULL};
 	for (int i = 0; names[i]; i++)
 		if (name_is(h, names[i]))
 			return true;
@@ -262,7 +266,8 @@ static int scan_headers(struct conn *c, const struct request *r, const struct he
 		if (name_is(h, "host")) {
 			/* Two Host headers: which one the server uses is anyone's guess. */
 			if (*host_h)
-				return refuse(c, 400, "Bad Request", "more than one Host header"), -1;
+				return refuse(c, 400, "Bad Request", "more than one Host header"),
+				       -1;
 			*host_h = h;
 		} else if (name_is(h, "transfer-encoding")) {
 			/* Chunked framing would have to be parsed to find where the
@@ -275,12 +280,15 @@ static int scan_headers(struct conn *c, const struct request *r, const struct he
 				return refuse(c, 400, "Bad Request", "bad Content-Length"), -1;
 			for (size_t k = 0; k < h->vlen; k++) {
 				if (h->value[k] < '0' || h->value[k] > '9')
-					return refuse(c, 400, "Bad Request", "bad Content-Length"), -1;
+					return refuse(c, 400, "Bad Request", "bad Content-Length"),
+					       -1;
 				v = v * 10 + (uint64_t)(h->value[k] - '0');
 			}
 			/* Two lengths that differ: request smuggling. */
 			if (have_len && v != *body)
-				return refuse(c, 400, "Bad Request", "conflicting Content-Length headers"), -1;
+				return refuse(c, 400, "Bad Request",
+					      "conflicting Content-Length headers"),
+				       -1;
 			*body = v;
 			have_len = true;
 		}
@@ -313,7 +321,8 @@ static int serve_forward(struct conn *c, const struct request *r)
 		path = r->target;
 		plen = r->tlen;
 	} else if (r->tlen > 8 && !strncasecmp(r->target, "https://", 8)) {
-		return refuse(c, 400, "Bad Request", "https:// URLs go through CONNECT (set HTTPS_PROXY)");
+		return refuse(c, 400, "Bad Request",
+			      "https:// URLs go through CONNECT (set HTTPS_PROXY)");
 	} else {
 		return refuse(c, 400, "Bad Request", "the request target must be an http:// URL");
 	}
@@ -332,9 +341,10 @@ static int serve_forward(struct conn *c, const struct request *r)
 		size_t hhlen;
 		int hport;
 		if (split_authority(host_h->value, host_h->vlen, 80, &hh, &hhlen, &hport) ||
-		    hm_target_parse(hh, hhlen, hport, &ht, &why) || strcmp(ht.name, c->target.name) ||
-		    ht.port != c->target.port)
-			return refuse(c, 400, "Bad Request", "the Host header names another host than the URL");
+		    hm_target_parse(hh, hhlen, hport, &ht, &why) ||
+		    strcmp(ht.name, c->target.name) || ht.port != c->target.port)
+			return refuse(c, 400, "Bad Request",
+				      "the Host header names another host than the URL");
 	}
 	if (open_upstream(c))
 		return -1;
@@ -343,8 +353,8 @@ static int serve_forward(struct conn *c, const struct request *r)
 		return -1;
 	/* absolute-form becomes origin-form: many servers take the URL
 	 * as a path otherwise. */
-	o = (size_t)snprintf(out, cap, "%.*s %.*s%s %.*s\r\n", (int)r->mlen, r->method, (int)plen, path,
-			     plen ? "" : "/", (int)r->vlen, r->version);
+	o = (size_t)snprintf(out, cap, "%.*s %.*s%s %.*s\r\n", (int)r->mlen, r->method, (int)plen,
+			     path, plen ? "" : "/", (int)r->vlen, r->version);
 	if (!host_h)
 		o += (size_t)snprintf(out + o, cap - o, "Host: %.*s\r\n", (int)alen, auth);
 	for (size_t i = 0; i < r->nh && o < cap; i++)
@@ -382,7 +392,8 @@ void http_serve(struct conn *c)
 	c->proto = "http";
 	if ((rc = read_head(c, &r.head_len))) {
 		if (rc == -EMSGSIZE)
-			(void)refuse(c, 431, "Request Header Fields Too Large", "request head larger than 16 KiB");
+			(void)refuse(c, 431, "Request Header Fields Too Large",
+				     "request head larger than 16 KiB");
 		else
 			conn_refuse(c, "incomplete request head: %s", strerror(-rc));
 		return;

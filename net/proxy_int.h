@@ -13,16 +13,16 @@
 
 #include "net/hostmatch.h"
 
-#define PROXY_MAX_CONNS 1024	      /* concurrent connections; more are refused */
-#define PROXY_HEAD_TIMEOUT_MS 30000   /* to send a request head (slowloris) */
+#define PROXY_MAX_CONNS 1024        /* concurrent connections; more are refused */
+#define PROXY_HEAD_TIMEOUT_MS 30000 /* to send a request head (slowloris) */
 #define PROXY_CONNECT_TIMEOUT_MS 10000
-#define PROXY_HEAD_MAX 16384	      /* request head and SOCKS5 handshake */
-#define PROXY_MAX_ADDRS 16	      /* addresses tried per name */
-#define PROXY_SHOWN_HOSTS 5	      /* refused hosts named in the summary */
+#define PROXY_HEAD_MAX 16384                  /* request head and SOCKS5 handshake */
+#define PROXY_MAX_ADDRS 16                    /* addresses tried per name */
+#define PROXY_SHOWN_HOSTS 5                   /* refused hosts named in the summary */
 #define PROXY_HOSTPORT_MAX (HM_NAME_MAX + 32) /* "host:port", "[v6]:port" */
-#define PUMP_BUF_MIN (64 * 1024)      /* per direction and connection */
-#define PUMP_BUF_MAX (2048 * 1024)    /* grown to, for a bulk transfer ... */
-#define PROXY_BULK_BUDGET (64u << 20) /* ... while all growth stays below this */
+#define PUMP_BUF_MIN (64 * 1024)              /* per direction and connection */
+#define PUMP_BUF_MAX (2048 * 1024)            /* grown to, for a bulk transfer ... */
+#define PROXY_BULK_BUDGET (64u << 20)         /* ... while all growth stays below this */
 
 struct proxy_host_entry {
 	char name[HM_NAME_MAX + 1];
@@ -45,9 +45,9 @@ struct proxy_ctx {
 	int log_fd; /* --net-log, O_APPEND; -1: none */
 	uint64_t idle_ms;
 	struct proxy_stats *stats;
-	pthread_mutex_t lock; /* the shown list, clients[] */
-	atomic_int active;    /* connections being served */
-	atomic_size_t bulk_bytes; /* buffer growth beyond PUMP_BUF_MIN, all connections */
+	pthread_mutex_t lock;         /* the shown list, clients[] */
+	atomic_int active;            /* connections being served */
+	atomic_size_t bulk_bytes;     /* buffer growth beyond PUMP_BUF_MIN, all connections */
 	int clients[PROXY_MAX_CONNS]; /* their client fds (-1: free slot) */
 };
 
@@ -68,9 +68,9 @@ struct conn {
 	bool have_target;
 	char shown_host[208]; /* escaped, for the log when there is no target */
 	int shown_port;
-	const char *decision;		    /* "allow", "refuse", "fail" */
-	char rule[320];			    /* the rule that decided, or "-" */
-	char reason[400];		    /* why it was refused or failed */
+	const char *decision; /* "allow", "refuse", "fail" */
+	char rule[320];       /* the rule that decided, or "-" */
+	char reason[400];     /* why it was refused or failed */
 	char addr[INET6_ADDRSTRLEN];
 	uint64_t up, down; /* bytes client -> upstream, upstream -> client */
 	struct rbuf in;

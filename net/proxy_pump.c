@@ -94,13 +94,13 @@ int write_all(int fd, const void *buf, size_t len, int timeout_ms)
 struct dir {
 	int from, to;
 	unsigned char *buf;
-	size_t size;	 /* of buf */
-	size_t off, len; /* buf[off, off + len): read, not yet written */
-	bool full;	 /* the last read filled buf: a bulk transfer */
-	uint64_t left;	 /* bytes still allowed from `from` */
-	uint64_t *count; /* bytes written to `to` */
-	bool eof;	 /* nothing more will be read */
-	bool done;	 /* eof and the buffer drained */
+	size_t size;      /* of buf */
+	size_t off, len;  /* buf[off, off + len): read, not yet written */
+	bool full;        /* the last read filled buf: a bulk transfer */
+	uint64_t left;    /* bytes still allowed from `from` */
+	uint64_t *count;  /* bytes written to `to` */
+	bool eof;         /* nothing more will be read */
+	bool done;        /* eof and the buffer drained */
 	bool shut_on_eof; /* a real end of file: pass it on as a half-close */
 };
 
@@ -236,7 +236,8 @@ const char *pump(struct conn *c, uint64_t up_limit, uint64_t idle_ms)
 		if (d[0].done && d[1].done)
 			break;
 		for (int i = 0; i < 2; i++) {
-			p[i].events = (short)(dir_events(&d[0], p[i].fd) | dir_events(&d[1], p[i].fd));
+			p[i].events =
+				(short)(dir_events(&d[0], p[i].fd) | dir_events(&d[1], p[i].fd));
 			/* A hung-up end reads without blocking from now on; polling
 			 * it again would only spin on its POLLHUP. */
 			if (hup[i])
@@ -266,8 +267,8 @@ const char *pump(struct conn *c, uint64_t up_limit, uint64_t idle_ms)
 					goto out;
 				}
 			/* ... but an end that is gone cannot take more bytes. */
-			if ((d[0].to == p[i].fd && !d[0].done) || (d[1].to == p[i].fd && !d[1].done) ||
-			    (p[i].revents & POLLNVAL)) {
+			if ((d[0].to == p[i].fd && !d[0].done) ||
+			    (d[1].to == p[i].fd && !d[1].done) || (p[i].revents & POLLNVAL)) {
 				why = "peer closed early";
 				goto out;
 			}

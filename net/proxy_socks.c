@@ -19,10 +19,10 @@ enum {
 };
 
 /* Refuse and end: the caller logs the reason. */
-#define REFUSE(...)                            \
-	do {                                   \
-		conn_refuse(c, __VA_ARGS__);   \
-		return;                        \
+#define REFUSE(...)                          \
+	do {                                 \
+		conn_refuse(c, __VA_ARGS__); \
+		return;                      \
 	} while (0)
 
 static void s5_reply(struct conn *c, unsigned char code)

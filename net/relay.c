@@ -18,7 +18,8 @@
 
 int relay_listen(uint16_t port, struct kj_err *err)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port),
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons(port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, e;
 
@@ -28,7 +29,8 @@ int relay_listen(uint16_t port, struct kj_err *err)
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 4096) < 0) {
 		e = errno;
 		close(fd);
-		return kj_fail(err, "net", e, NULL, "listen on 127.0.0.1:%u for the proxy relay", port);
+		return kj_fail(err, "net", e, NULL, "listen on 127.0.0.1:%u for the proxy relay",
+			       port);
 	}
 	return fd;
 }
@@ -37,7 +39,9 @@ static int pass_fd(int sock, int fd)
 {
 	char byte = 'c', cbuf[CMSG_SPACE(sizeof(int))] = {0};
 	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf,
 			    .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 	ssize_t n;
@@ -87,7 +91,8 @@ void relay_run(int listen_fd, int proxy_fd, const struct kj_seccomp_prog *seccom
 		int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 
 		if (c < 0) {
-			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM)
 				usleep(10000);
 			continue;
 		}

@@ -16,7 +16,8 @@ int caps_drop_all(const struct kj_config *cfg, struct kj_err *err)
 	 * binary included) can ever gain back. */
 	for (cap_value_t c = 0; c <= CAP_LAST_CAP || cap_valid(c); c++)
 		if (cap_drop_bound(c) < 0 && errno != EINVAL)
-			return kj_fail(err, "caps", errno, NULL, "drop capability %d from the bounding set", c);
+			return kj_fail(err, "caps", errno, NULL,
+				       "drop capability %d from the bounding set", c);
 	if (cap_reset_ambient() < 0)
 		return kj_fail(err, "caps", errno, NULL, "clear the ambient set");
 	/* Locked securebits: uid 0 inside gets no capabilities at execve

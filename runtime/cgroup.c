@@ -47,8 +47,8 @@ static int not_enforced(const struct kj_config *cfg, const char *opt, const char
 			const struct cg_problem *p, struct kj_err *err)
 {
 	if (cfg->limits.mode == KJ_LIMITS_REQUIRED)
-		return kj_fail(err, "cgroup", 0, p->fix[0] ? p->fix : NULL, "cannot enforce %s %s: %s",
-			       opt, arg, p->why);
+		return kj_fail(err, "cgroup", 0, p->fix[0] ? p->fix : NULL,
+			       "cannot enforce %s %s: %s", opt, arg, p->why);
 	if (!cfg->quiet)
 		kj_note("cgroup: %s %s not enforced: %s", opt, arg, p->why);
 	return 0;
@@ -78,7 +78,7 @@ static int leaf_write(struct kj_cgroup *cg, const char *file, uint64_t v, struct
 	if (!(rc = cg_write(cg->fd, file, text)))
 		return 0;
 	cg_fmt(p->why, sizeof(p->why), "write %s to %s/%s: %s", text, cg->path, file,
-		 strerror(-rc));
+	       strerror(-rc));
 	cg_fmt(p->fix, sizeof(p->fix), "check that the cgroup is delegated to you");
 	return rc;
 }
@@ -92,7 +92,8 @@ static int leaf_make(struct kj_cgroup *cg, const struct cg_place *pl, struct cg_
 
 	for (int tries = 0; tries < 8; tries++) {
 		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
-			r = (uint32_t)time(NULL) ^ (uint32_t)clock() ^ (uint32_t)tries * 2654435761u;
+			r = (uint32_t)time(NULL) ^ (uint32_t)clock() ^
+			    (uint32_t)tries * 2654435761u;
 		cg_fmt(name, sizeof(name), "run-%d-%08x", (int)getpid(), r);
 		/* 0755 and ours: only kjail may change the limits (the
 		 * sandbox reads them through its own read-only mount). */
@@ -101,7 +102,7 @@ static int leaf_make(struct kj_cgroup *cg, const struct cg_place *pl, struct cg_
 		if (errno != EEXIST || tries == 7) {
 			int e = errno;
 			cg_fmt(p->why, sizeof(p->why), "create %s/%s: %s", pl->kjail, name,
-				 strerror(e));
+			       strerror(e));
 			cg_fmt(p->fix, sizeof(p->fix), "check that the cgroup is delegated to you");
 			return -e;
 		}
@@ -129,7 +130,8 @@ static int swap_check(const struct kj_config *cfg, const struct cg_place *pl, bo
 	*write_swap = faccessat(pl->kjfd, "memory.swap.max", F_OK, 0) == 0;
 	if (*write_swap || cfg->limits.memory_swap == 0)
 		return 0;
-	cg_fmt(p.why, sizeof(p.why), "the kernel has no swap accounting (memory.swap.max is missing)");
+	cg_fmt(p.why, sizeof(p.why),
+	       "the kernel has no swap accounting (memory.swap.max is missing)");
 	return not_enforced(cfg, "--memory-swap", cfg->limits.memory_swap_arg, &p, err);
 }
 

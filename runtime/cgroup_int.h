@@ -19,20 +19,20 @@ extern const char *const cg_ctrl_name[CG_NCTRL];
 
 /* What the leaf saw, kept for a machine-readable result. */
 struct kj_cgroup_result {
-	uint64_t oom_kills;    /* memory.events oom_kill */
-	uint64_t pids_max;     /* pids.events max: forks refused */
-	uint64_t memory_peak;  /* memory.peak, bytes (Linux 5.19+) */
+	uint64_t oom_kills;   /* memory.events oom_kill */
+	uint64_t pids_max;    /* pids.events max: forks refused */
+	uint64_t memory_peak; /* memory.peak, bytes (Linux 5.19+) */
 	bool memory_peak_known;
 	uint64_t cpu_usage_us, cpu_user_us, cpu_system_us; /* cpu.stat */
 	bool cpu_known;
 };
 
 struct kj_cgroup {
-	int fd;		      /* the leaf, for CLONE_INTO_CGROUP and reading it */
-	char path[PATH_MAX];  /* the leaf, for removal */
+	int fd;              /* the leaf, for CLONE_INTO_CGROUP and reading it */
+	char path[PATH_MAX]; /* the leaf, for removal */
 	bool enforced[CG_NCTRL];
 	const char *memory_arg, *pids_arg; /* as the user wrote them */
-	bool reported;	      /* cgroup_report ran */
+	bool reported;                     /* cgroup_report ran */
 	struct kj_cgroup_result res;
 };
 
@@ -52,8 +52,8 @@ struct cg_place {
 	char mount[PATH_MAX]; /* the cgroup2 mount point */
 	char base[PATH_MAX];  /* absolute path of the base cgroup */
 	char kjail[PATH_MAX]; /* <base>/kjail */
-	int basefd;	      /* base (O_PATH), or -1 */
-	int kjfd;	      /* <base>/kjail once cg_setup made it, else -1 */
+	int basefd;           /* base (O_PATH), or -1 */
+	int kjfd;             /* <base>/kjail once cg_setup made it, else -1 */
 };
 
 /* Find the cgroup2 mount and the base; for each controller in want (CG_BIT

@@ -22,7 +22,7 @@
 const char *const cg_ctrl_name[CG_NCTRL] = {"memory", "pids", "cpu"};
 
 #define OR_BEST_EFFORT ", or --limits best-effort"
-#define FIX_DELEGATE                                                                               \
+#define FIX_DELEGATE \
 	"run kjail in a delegated cgroup: systemd-run --user --scope -p Delegate=yes kjail exec ..."
 
 /* The cgroup2 mount: /sys/fs/cgroup on a unified system (one statfs, the
@@ -137,9 +137,11 @@ static void why_missing(enum cg_ctrl c, bool have_mount, struct cg_problem *p)
 		size_t cap = 0;
 		while (getline(&l, &cap, f) > 0) {
 			char type[32], opts[1024];
-			if (sscanf(l, "%*s %*s %31s %1023s", type, opts) != 2 || strcmp(type, "cgroup"))
+			if (sscanf(l, "%*s %*s %31s %1023s", type, opts) != 2 ||
+			    strcmp(type, "cgroup"))
 				continue;
-			for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+			for (char *o = strtok_r(opts, ",", &save); o;
+			     o = strtok_r(NULL, ",", &save))
 				if (!strcmp(o, name))
 					hier = 1;
 		}
@@ -147,29 +149,31 @@ static void why_missing(enum cg_ctrl c, bool have_mount, struct cg_problem *p)
 		fclose(f);
 	}
 	if (enabled == 0) {
-		cg_fmt(p->why, sizeof(p->why), "the %s controller is disabled (cgroup_disable=%s)", name,
-			 name);
-		cg_fmt(p->fix, sizeof(p->fix), "remove cgroup_disable=%s from the kernel command line%s",
-		       name, OR_BEST_EFFORT);
+		cg_fmt(p->why, sizeof(p->why), "the %s controller is disabled (cgroup_disable=%s)",
+		       name, name);
+		cg_fmt(p->fix, sizeof(p->fix),
+		       "remove cgroup_disable=%s from the kernel command line%s", name,
+		       OR_BEST_EFFORT);
 	} else if (hier > 0) {
 		cg_fmt(p->why, sizeof(p->why), "%s is bound to cgroup v1 (%s hierarchy)", name,
-			 have_mount ? "hybrid" : "legacy");
-		cg_fmt(p->fix, sizeof(p->fix),
-			 "boot with systemd.unified_cgroup_hierarchy=1%s", OR_BEST_EFFORT);
+		       have_mount ? "hybrid" : "legacy");
+		cg_fmt(p->fix, sizeof(p->fix), "boot with systemd.unified_cgroup_hierarchy=1%s",
+		       OR_BEST_EFFORT);
 	} else if (!have_mount) {
 		cg_fmt(p->why, sizeof(p->why), "no cgroup2 file system is mounted");
 		cg_fmt(p->fix, sizeof(p->fix), "mount -t cgroup2 cgroup2 /sys/fs/cgroup%s",
-			 OR_BEST_EFFORT);
+		       OR_BEST_EFFORT);
 	} else if (enabled < 0) {
 		cg_fmt(p->why, sizeof(p->why), "the kernel has no %s controller", name);
 		cg_fmt(p->fix, sizeof(p->fix), "use a kernel built with it%s", OR_BEST_EFFORT);
 	} else {
 		/* On v2 but not offered here: the top of a cgroup namespace
 		 * (a container) whose parent did not enable it. */
-		cg_fmt(p->why, sizeof(p->why), "%s is not available in this cgroup namespace", name);
+		cg_fmt(p->why, sizeof(p->why), "%s is not available in this cgroup namespace",
+		       name);
 		cg_fmt(p->fix, sizeof(p->fix),
-			 "enable it for the container (its parent's cgroup.subtree_control)%s",
-			 OR_BEST_EFFORT);
+		       "enable it for the container (its parent's cgroup.subtree_control)%s",
+		       OR_BEST_EFFORT);
 	}
 }
 
@@ -190,7 +194,8 @@ static bool fast_path(struct cg_place *pl, int mfd, unsigned want)
 	pl->kjfd = openat(mfd, "kjail", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pl->kjfd < 0)
 		return false;
-	if (cg_read(pl->kjfd, "cgroup.controllers", have, sizeof(have)) < 0 || !has_all(have, want)) {
+	if (cg_read(pl->kjfd, "cgroup.controllers", have, sizeof(have)) < 0 ||
+	    !has_all(have, want)) {
 		close(pl->kjfd);
 		pl->kjfd = -1;
 		return false;
@@ -247,7 +252,7 @@ void cg_locate(struct cg_place *pl, unsigned want, struct cg_problem prob[CG_NCT
 	if (base_rel) {
 		pl->have_base = true;
 		cg_fmt(pl->base, sizeof(pl->base), "%s%s%s", pl->mount, *base_rel ? "/" : "",
-			 base_rel);
+		       base_rel);
 		cg_fmt(pl->kjail, sizeof(pl->kjail), "%s/kjail", pl->base);
 		base_is_own = *base_rel && own_ok && !strcmp(base_rel, own);
 		if (*base_rel) {
@@ -271,24 +276,26 @@ void cg_locate(struct cg_place *pl, unsigned want, struct cg_problem prob[CG_NCT
 		if (!cg_has_word(top_ctrl, name)) {
 			why_missing((enum cg_ctrl)c, pl->have_mount, p);
 		} else if (!pl->have_base) {
-			cg_fmt(p->why, sizeof(p->why), "no cgroup is delegated to uid %u (kjail runs in /%s)",
-				 (unsigned)uid, own_ok ? own : "?");
+			cg_fmt(p->why, sizeof(p->why),
+			       "no cgroup is delegated to uid %u (kjail runs in /%s)",
+			       (unsigned)uid, own_ok ? own : "?");
 			cg_fmt(p->fix, sizeof(p->fix), "%s%s", FIX_DELEGATE, OR_BEST_EFFORT);
 		} else if (!cg_has_word(base_ctrl, name)) {
-			cg_fmt(p->why, sizeof(p->why), "%s is not delegated to uid %u (%s/cgroup.controllers lacks it)",
-				 name, (unsigned)uid, pl->base);
+			cg_fmt(p->why, sizeof(p->why),
+			       "%s is not delegated to uid %u (%s/cgroup.controllers lacks it)",
+			       name, (unsigned)uid, pl->base);
 			cg_fmt(p->fix, sizeof(p->fix),
-				 "delegate it (systemd: Delegate=yes, or Delegate=memory pids cpu)%s",
-				 OR_BEST_EFFORT);
+			       "delegate it (systemd: Delegate=yes, or Delegate=memory pids cpu)%s",
+			       OR_BEST_EFFORT);
 		} else if (base_is_own && !cg_has_word(base_sub, name)) {
 			/* No internal processes: the cgroup kjail runs in cannot
 			 * give its children a controller. */
 			cg_fmt(p->why, sizeof(p->why),
-				 "the only cgroup delegated to uid %u is %s, where kjail itself runs, "
-				 "and a cgroup with processes cannot have limited children",
-				 (unsigned)uid, pl->base);
+			       "the only cgroup delegated to uid %u is %s, where kjail itself runs, "
+			       "and a cgroup with processes cannot have limited children",
+			       (unsigned)uid, pl->base);
 			cg_fmt(p->fix, sizeof(p->fix), "run kjail in a child cgroup of it, or %s%s",
-				 FIX_DELEGATE, OR_BEST_EFFORT);
+			       FIX_DELEGATE, OR_BEST_EFFORT);
 		}
 	}
 	/* Kept for cg_setup: the top is the usual base (root). */
@@ -327,14 +334,15 @@ static int enable(int dirfd, const char *path, unsigned want, struct cg_problem 
 	rc = cg_write(dirfd, "cgroup.subtree_control", add);
 	if (rc == -EBUSY) {
 		cg_fmt(p->why, sizeof(p->why),
-			 "%s holds processes, so it cannot enable controllers for its children", path);
+		       "%s holds processes, so it cannot enable controllers for its children",
+		       path);
 		cg_fmt(p->fix, sizeof(p->fix), "run kjail in a child cgroup of it, or %s%s",
-			 FIX_DELEGATE, OR_BEST_EFFORT);
+		       FIX_DELEGATE, OR_BEST_EFFORT);
 	} else if (rc) {
-		cg_fmt(p->why, sizeof(p->why), "enable %s in %s/cgroup.subtree_control: %s", add, path,
-			 strerror(-rc));
+		cg_fmt(p->why, sizeof(p->why), "enable %s in %s/cgroup.subtree_control: %s", add,
+		       path, strerror(-rc));
 		cg_fmt(p->fix, sizeof(p->fix), "check that the cgroup is delegated to you%s",
-			 OR_BEST_EFFORT);
+		       OR_BEST_EFFORT);
 	}
 	return rc;
 }

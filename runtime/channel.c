@@ -25,7 +25,10 @@ int channel_send_fd(int sock, int fd)
 		struct cmsghdr align;
 	} u;
 	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
 	};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 
@@ -46,7 +49,10 @@ int channel_recv(int sock, struct kj_err *err, int *fd)
 		struct cmsghdr align;
 	} u;
 	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
 	};
 	ssize_t n;
 

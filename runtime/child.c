@@ -89,7 +89,8 @@ static int open_pty(struct sandbox *sb, int *slave, struct kj_err *err)
 		return 0;
 	master = open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (master < 0)
-		return kj_fail(err, "tty", errno, "use --no-tty", "open the sandbox's /dev/pts/ptmx");
+		return kj_fail(err, "tty", errno, "use --no-tty",
+			       "open the sandbox's /dev/pts/ptmx");
 	if (ioctl(master, TIOCSPTLCK, &unlock) < 0 ||
 	    (*slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
 		rc = kj_fail(err, "tty", errno, "use --no-tty", "open the terminal's slave side");
@@ -116,7 +117,8 @@ static int enter_workspace(const struct kj_config *cfg, struct kj_err *err)
 			       "chdir %s", cfg->cwd);
 	if (!getcwd(cwd, sizeof(cwd)) || cwd[0] != '/' ||
 	    (!cfg->cwd && strcmp(cwd, cfg->workspace.dest)))
-		return kj_fail(err, "workspace", 0, NULL, "the working directory is outside the sandbox");
+		return kj_fail(err, "workspace", 0, NULL,
+			       "the working directory is outside the sandbox");
 	return 0;
 }
 
@@ -140,7 +142,8 @@ int exec_search(char **argv, char **envp)
 			path = *e + 5;
 	for (p = path ? path : "/usr/bin:/bin"; p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL) {
 		size_t len = strcspn(p, ":");
-		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? p : ".", argv[0]) >= sizeof(buf))
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? p : ".",
+				     argv[0]) >= sizeof(buf))
 			continue;
 		if (stat(buf, &st) < 0 || S_ISDIR(st.st_mode))
 			continue;
@@ -183,7 +186,8 @@ int command_walls(struct sandbox *sb, struct kj_err *err)
 	 * --net proxy: TCP only to the relay, so a command that ignores the
 	 * proxy variables meets a wall even if the namespace were wrong;
 	 * --net none: TCP is the namespace's (see landlock.c). */
-	if (landlock_enforce(cfg, sb->landlock_abi, cfg->net == KJ_NET_PROXY ? KJ_PROXY_PORT : -1, err))
+	if (landlock_enforce(cfg, sb->landlock_abi, cfg->net == KJ_NET_PROXY ? KJ_PROXY_PORT : -1,
+			     err))
 		return -EINVAL;
 	kj_trace("command: landlock enforced");
 	/* Loaded last: after this, no mount, namespace or privilege change
@@ -204,9 +208,11 @@ __attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave
 	if (setsid() < 0)
 		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "setsid"), &err));
 	if (slave >= 0 && ioctl(slave, TIOCSCTTY, 0) < 0)
-		child_die(sb, (kj_fail(&err, "tty", errno, NULL, "make the terminal controlling"), &err));
+		child_die(sb, (kj_fail(&err, "tty", errno, NULL, "make the terminal controlling"),
+			       &err));
 	if (stdio_child_install(&sb->io, slave) < 0)
-		child_die(sb, (kj_fail(&err, "stdio", errno, NULL, "install stdin/stdout/stderr"), &err));
+		child_die(sb, (kj_fail(&err, "stdio", errno, NULL, "install stdin/stdout/stderr"),
+			       &err));
 	kj_trace("command: started");
 	if (enter_workspace(cfg, &err))
 		child_die(sb, &err);
@@ -268,9 +274,9 @@ void sandbox_child(struct sandbox *sb)
 	 * and the cgroup leaf's fd, a handle on the host's writable cgroup
 	 * tree that could raise the sandbox's own limits. */
 	{
-		int keep[] = {sb->chan[1], sb->ctl[0], sb->netgo, sb->io.child_only[0],
-			      sb->io.child_only[1], sb->io.child_only[2], sb->proxy_fd,
-			      sb->session_listen};
+		int keep[] = {sb->chan[1],          sb->ctl[0],           sb->netgo,
+			      sb->io.child_only[0], sb->io.child_only[1], sb->io.child_only[2],
+			      sb->proxy_fd,         sb->session_listen};
 		close_all_but(keep, (int)(sizeof(keep) / sizeof(keep[0])));
 	}
 	/* The network namespace is made beside the mount recipe, on a thread
@@ -290,12 +296,14 @@ void sandbox_child(struct sandbox *sb)
 	 * or kill -9 of kjail would leave this sandbox running. (init also
 	 * exits when its control pipe from kjail closes.) */
 	if (sb->cfg->user_set && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "set the parent-death signal"), &err));
+		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "set the parent-death signal"),
+			       &err));
 	kj_trace("child: privileges dropped");
 	/* Not dumpable: nothing in the sandbox may ptrace its init or read
 	 * its memory and fds (the parent's channels). */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "make init non-dumpable"), &err));
+		child_die(sb,
+			  (kj_fail(&err, "launch", errno, NULL, "make init non-dumpable"), &err));
 	/* init learns of COMMAND's end through a signalfd: SIGCHLD must be
 	 * blocked before the fork so none is lost. */
 	{

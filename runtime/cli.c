@@ -27,7 +27,8 @@ static int add_bind(struct kj_config *cfg, const char *opt, const char *v, bool 
 		return kj_fail(err, "option", 0, "grant fewer, broader directories",
 			       "--%s: at most %d binds", opt, KJ_MAX_BINDS - 1);
 	if (!*v || colon == v || (colon && !colon[1]))
-		return kj_fail(err, "option", 0, "use SRC or SRC:DEST", "--%s: invalid bind '%s'", opt, v);
+		return kj_fail(err, "option", 0, "use SRC or SRC:DEST", "--%s: invalid bind '%s'",
+			       opt, v);
 	b = &cfg->binds[cfg->nbinds++];
 	b->src = colon ? strndup(v, (size_t)(colon - v)) : strdup(v);
 	b->dest = colon ? strdup(colon + 1) : NULL;
@@ -52,7 +53,8 @@ static int opt_workspace(struct kj_config *c, const char *o, const char *v, stru
 	const char *colon = strchr(v, ':');
 
 	if (!*v || colon == v || (colon && !colon[1]))
-		return kj_fail(e, "option", 0, "use DIR or DIR:DEST", "--%s: invalid workspace '%s'", o, v);
+		return kj_fail(e, "option", 0, "use DIR or DIR:DEST",
+			       "--%s: invalid workspace '%s'", o, v);
 	free(c->workspace.src);
 	free(c->workspace.dest);
 	c->workspace.src = colon ? strndup(v, (size_t)(colon - v)) : strdup(v);
@@ -105,9 +107,10 @@ static int opt_host_rule(struct kj_config *c, const char *o, const char *v, stru
 	const char *why;
 
 	if (hm_rule_parse(v, &r, &why))
-		return kj_fail(e, "option", 0,
-			       "use NAME, *.NAME, an IP address or CIDR range, optionally with :PORT or :*",
-			       "--%s '%s': %s", o, v, why);
+		return kj_fail(
+			e, "option", 0,
+			"use NAME, *.NAME, an IP address or CIDR range, optionally with :PORT or :*",
+			"--%s '%s': %s", o, v, why);
 	if (*n == KJ_MAX_HOST_RULES)
 		return kj_fail(e, "option", 0, "use *.NAME or a CIDR range", "--%s: at most %d", o,
 			       KJ_MAX_HOST_RULES);
@@ -129,7 +132,8 @@ static int opt_net_idle(struct kj_config *c, const char *o, const char *v, struc
 	if (parse_duration(o, v, &c->net_idle_ms, e))
 		return -EINVAL;
 	if (c->net_idle_ms == 0)
-		return kj_fail(e, "option", 0, "give a positive duration", "--%s: 0 would close every connection", o);
+		return kj_fail(e, "option", 0, "give a positive duration",
+			       "--%s: 0 would close every connection", o);
 	return 0;
 }
 
@@ -241,7 +245,8 @@ static int opt_setenv(struct kj_config *c, const char *o, const char *v, struct 
 	const char *eq = strchr(v, '=');
 
 	if (!eq)
-		return kj_fail(e, "option", 0, "use --setenv NAME=VALUE", "--%s: '%s' has no '='", o, v);
+		return kj_fail(e, "option", 0, "use --setenv NAME=VALUE", "--%s: '%s' has no '='",
+			       o, v);
 	if (check_env_name(o, v, (size_t)(eq - v), e))
 		return -EINVAL;
 	return add_env(c->setenv, &c->nsetenv, o, v, e);
@@ -267,7 +272,8 @@ static int opt_profile(struct kj_config *c, const char *o, const char *v, struct
 	/* Which profile wins is decided by precedence in settings.c; here only
 	 * the value itself is checked, the same way for every source. */
 	if (!*v)
-		return kj_fail(e, "option", 0, "name a profile, see kjail profile list; or give a path",
+		return kj_fail(e, "option", 0,
+			       "name a profile, see kjail profile list; or give a path",
 			       "--%s: empty value", o);
 	return 0;
 }
@@ -317,7 +323,8 @@ static int opt_ssh_agent(struct kj_config *c, const char *o, const char *v, stru
 static int opt_env_file(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
 	if (!*v)
-		return kj_fail(e, "option", 0, "give the path of a NAME=VALUE file", "--%s: empty value", o);
+		return kj_fail(e, "option", 0, "give the path of a NAME=VALUE file",
+			       "--%s: empty value", o);
 	c->env_file = v;
 	return 0;
 }
@@ -330,16 +337,19 @@ static int opt_protect(struct kj_config *c, const char *o, const char *v, struct
 	if (c->nprotect == KJ_MAX_PROTECT)
 		return kj_fail(e, "option", 0, NULL, "--%s: at most %d paths", o, KJ_MAX_PROTECT);
 	if (!*v || v[0] == '/')
-		return kj_fail(e, "option", 0, "give a path relative to the workspace, e.g. .github/workflows",
+		return kj_fail(e, "option", 0,
+			       "give a path relative to the workspace, e.g. .github/workflows",
 			       "--%s: '%s' is not a relative path", o, v);
 	while (*p) {
 		size_t n = strcspn(p, "/");
 		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-			return kj_fail(e, "option", 0, "write it without '.', '..', '//' or a trailing '/'",
+			return kj_fail(e, "option", 0,
+				       "write it without '.', '..', '//' or a trailing '/'",
 				       "--%s: '%s' is not a plain path", o, v);
 		p += n;
 		if (*p == '/' && !*++p)
-			return kj_fail(e, "option", 0, "write it without '.', '..', '//' or a trailing '/'",
+			return kj_fail(e, "option", 0,
+				       "write it without '.', '..', '//' or a trailing '/'",
 				       "--%s: '%s' is not a plain path", o, v);
 	}
 	c->protect[c->nprotect++] = v;
@@ -347,44 +357,64 @@ static int opt_protect(struct kj_config *c, const char *o, const char *v, struct
 }
 
 static const struct option_def options[] = {
-	{"profile", true, opt_profile, "NAME|PATH", "start from this profile (kjail profile list); flags override its lines"},
-	{"workspace", true, opt_workspace, "DIR[:DEST]", "bind DIR read-write (default: the current directory) and start there"},
+	{"profile", true, opt_profile, "NAME|PATH",
+	 "start from this profile (kjail profile list); flags override its lines"},
+	{"workspace", true, opt_workspace, "DIR[:DEST]",
+	 "bind DIR read-write (default: the current directory) and start there"},
 	{"root", true, opt_root, "DIR", "use DIR as the read-only root instead of the host's /"},
 	{"ro", true, opt_ro, "SRC[:DEST]", "bind SRC read-only at DEST (repeatable)"},
 	{"rw", true, opt_rw, "SRC[:DEST]", "bind SRC read-write at DEST (repeatable)"},
 	{"mask", true, opt_mask, "PATH", "hide PATH (empty directory or /dev/null) (repeatable)"},
 	{"workspace-ro", false, opt_workspace_ro, NULL, "bind the workspace read-only"},
 	{"workspace-rw", false, opt_workspace_ro, NULL, "bind the workspace read-write (default)"},
-	{"protect", true, opt_protect, "PATH", "keep PATH (relative to the workspace) read-only inside (repeatable)"},
+	{"protect", true, opt_protect, "PATH",
+	 "keep PATH (relative to the workspace) read-only inside (repeatable)"},
 	{"tmp-size", true, opt_tmp_size, "SIZE", "size of the private /tmp (default 64M)"},
-	{"net", true, opt_net, "none|host|proxy", "network: none (loopback only, default), host, or proxy (only --allow-host hosts)"},
-	{"allow-host", true, opt_host_rule, "PATTERN", "--net proxy: allow NAME, *.NAME, IP or CIDR [:PORT|:*] (repeatable)"},
-	{"deny-host", true, opt_host_rule, "PATTERN", "--net proxy: refuse PATTERN even if allowed (repeatable)"},
-	{"net-log", true, opt_net_file, "FILE", "--net proxy: append one line per connection to FILE"},
-	{"net-hosts", true, opt_net_file, "FILE", "--net proxy: resolve names from FILE (hosts format) first"},
-	{"net-idle-timeout", true, opt_net_idle, "DURATION", "--net proxy: close idle connections (default 5m)"},
-	{"landlock", true, opt_landlock, "required|best-effort|off", "Landlock file rules under the mount tree (default best-effort: where the kernel has it)"},
-	{"seccomp", true, opt_seccomp, "default|strict|FILE", "syscall filter: default deny-list, strict allow-list, or a policy file"},
-	{"isolation", true, opt_isolation, "full|none", "none: no namespaces at all (the host profile; only inside an outer boundary)"},
-	{"ssh-agent", false, opt_ssh_agent, NULL, "let COMMAND use your ssh-agent ($SSH_AUTH_SOCK); needs --net host"},
+	{"net", true, opt_net, "none|host|proxy",
+	 "network: none (loopback only, default), host, or proxy (only --allow-host hosts)"},
+	{"allow-host", true, opt_host_rule, "PATTERN",
+	 "--net proxy: allow NAME, *.NAME, IP or CIDR [:PORT|:*] (repeatable)"},
+	{"deny-host", true, opt_host_rule, "PATTERN",
+	 "--net proxy: refuse PATTERN even if allowed (repeatable)"},
+	{"net-log", true, opt_net_file, "FILE",
+	 "--net proxy: append one line per connection to FILE"},
+	{"net-hosts", true, opt_net_file, "FILE",
+	 "--net proxy: resolve names from FILE (hosts format) first"},
+	{"net-idle-timeout", true, opt_net_idle, "DURATION",
+	 "--net proxy: close idle connections (default 5m)"},
+	{"landlock", true, opt_landlock, "required|best-effort|off",
+	 "Landlock file rules under the mount tree (default best-effort: where the kernel has it)"},
+	{"seccomp", true, opt_seccomp, "default|strict|FILE",
+	 "syscall filter: default deny-list, strict allow-list, or a policy file"},
+	{"isolation", true, opt_isolation, "full|none",
+	 "none: no namespaces at all (the host profile; only inside an outer boundary)"},
+	{"ssh-agent", false, opt_ssh_agent, NULL,
+	 "let COMMAND use your ssh-agent ($SSH_AUTH_SOCK); needs --net host"},
 	{"memory", true, opt_memory, "SIZE|max", "memory limit, cgroup memory.max (default 512M)"},
-	{"memory-swap", true, opt_memory_swap, "SIZE|max", "swap allowed beyond --memory (default 0)"},
+	{"memory-swap", true, opt_memory_swap, "SIZE|max",
+	 "swap allowed beyond --memory (default 0)"},
 	{"pids", true, opt_pids, "N|max", "process limit, cgroup pids.max (default 256)"},
 	{"cpus", true, opt_cpus, "FLOAT|max", "CPU limit, e.g. 0.5 (default max)"},
-	{"limits", true, opt_limits, "required|best-effort", "fail (default) or warn when a limit cannot be enforced"},
+	{"limits", true, opt_limits, "required|best-effort",
+	 "fail (default) or warn when a limit cannot be enforced"},
 	{"stats", false, opt_stats, NULL, "print peak memory and CPU time at the end"},
-	{"cwd", true, opt_cwd, "DIR", "start COMMAND in DIR (inside the sandbox; default: the workspace)"},
-	{"idle-timeout", true, opt_idle_timeout, "DURATION", "kjail create: stop the session after DURATION unused (default 30m; 0: never)"},
+	{"cwd", true, opt_cwd, "DIR",
+	 "start COMMAND in DIR (inside the sandbox; default: the workspace)"},
+	{"idle-timeout", true, opt_idle_timeout, "DURATION",
+	 "kjail create: stop the session after DURATION unused (default 30m; 0: never)"},
 	{"user", true, opt_user, "UID[:GID]", "run COMMAND as this host user (root only)"},
 	{"timeout", true, opt_timeout, "DURATION", "kill the sandbox after DURATION; exit 124"},
-	{"kill-grace", true, opt_kill_grace, "DURATION", "time between SIGTERM and SIGKILL (default 5s)"},
+	{"kill-grace", true, opt_kill_grace, "DURATION",
+	 "time between SIGTERM and SIGKILL (default 5s)"},
 	{"output-limit", true, opt_output_limit, "BYTES", "cap stdout and stderr at BYTES each"},
 	{"tty", false, opt_tty, NULL, "give COMMAND a pseudo-terminal even if stdin is not one"},
 	{"no-tty", false, opt_tty, NULL, "never give COMMAND a pseudo-terminal"},
 	{"setenv", true, opt_setenv, "NAME=VALUE", "set a variable inside (repeatable)"},
 	{"env", true, opt_env, "NAME", "pass the caller's NAME through (repeatable)"},
-	{"allow-secret-env", true, opt_allow_secret, "NAME", "let --env pass a secret-looking NAME"},
-	{"env-file", true, opt_env_file, "FILE", "set the NAME=VALUE lines of FILE (yours, mode 0600) inside"},
+	{"allow-secret-env", true, opt_allow_secret, "NAME",
+	 "let --env pass a secret-looking NAME"},
+	{"env-file", true, opt_env_file, "FILE",
+	 "set the NAME=VALUE lines of FILE (yours, mode 0600) inside"},
 	{"quiet", false, opt_quiet, NULL, "no notes from kjail, only errors"},
 	{NULL, false, NULL, NULL, NULL},
 };
@@ -397,17 +427,19 @@ static const struct option_def *find_option(const char *name, size_t len)
 	return NULL;
 }
 
-int cli_apply_option(struct kj_config *cfg, const char *name, const char *value,
-		     struct kj_err *err)
+int cli_apply_option(struct kj_config *cfg, const char *name, const char *value, struct kj_err *err)
 {
 	const struct option_def *o = find_option(name, strlen(name));
 
 	if (!o)
-		return kj_fail(err, "option", 0, "see kjail exec --help", "unknown option --%s", name);
+		return kj_fail(err, "option", 0, "see kjail exec --help", "unknown option --%s",
+			       name);
 	if (o->takes_value && !value)
-		return kj_fail(err, "option", 0, "see kjail exec --help", "--%s needs a value (%s)", name, o->arg);
+		return kj_fail(err, "option", 0, "see kjail exec --help", "--%s needs a value (%s)",
+			       name, o->arg);
 	if (!o->takes_value && value)
-		return kj_fail(err, "option", 0, "see kjail exec --help", "--%s takes no value", name);
+		return kj_fail(err, "option", 0, "see kjail exec --help", "--%s takes no value",
+			       name);
 	return o->apply(cfg, o->name, value, err);
 }
 
@@ -444,18 +476,22 @@ int cli_parse_exec(int argc, char **argv, bool need_command, struct kj_lines *fl
 		if (a[0] != '-')
 			break;
 		if (a[1] != '-')
-			return kj_fail(err, "option", 0, "see kjail exec --help", "unknown option %s", a);
+			return kj_fail(err, "option", 0, "see kjail exec --help",
+				       "unknown option %s", a);
 		eq = strchr(a + 2, '=');
 		len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 		o = find_option(a + 2, len);
 		if (!o)
-			return kj_fail(err, "option", 0, "see kjail exec --help", "unknown option %.*s", (int)len + 2, a);
+			return kj_fail(err, "option", 0, "see kjail exec --help",
+				       "unknown option %.*s", (int)len + 2, a);
 		if (o->takes_value && !eq) {
 			if (i + 1 >= argc)
-				return kj_fail(err, "option", 0, "see kjail exec --help", "--%s needs a value (%s)", o->name, o->arg);
+				return kj_fail(err, "option", 0, "see kjail exec --help",
+					       "--%s needs a value (%s)", o->name, o->arg);
 			value = argv[++i];
 		} else if (!o->takes_value && eq) {
-			return kj_fail(err, "option", 0, "see kjail exec --help", "--%s takes no value", o->name);
+			return kj_fail(err, "option", 0, "see kjail exec --help",
+				       "--%s takes no value", o->name);
 		} else {
 			value = eq ? eq + 1 : NULL;
 		}
@@ -464,10 +500,12 @@ int cli_parse_exec(int argc, char **argv, bool need_command, struct kj_lines *fl
 	}
 	*command = argv + i;
 	if (i >= argc && need_command)
-		return kj_fail(err, "option", 0, "usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]",
+		return kj_fail(err, "option", 0,
+			       "usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]",
 			       "no COMMAND given");
 	if (i < argc && !need_command)
-		return kj_fail(err, "option", 0, "give only options here", "unexpected argument '%s'", argv[i]);
+		return kj_fail(err, "option", 0, "give only options here",
+			       "unexpected argument '%s'", argv[i]);
 	return 0;
 }
 
@@ -477,9 +515,11 @@ void cli_usage(FILE *out)
 		     "Run COMMAND in a fresh sandbox and return its exit status.\n\noptions:\n");
 	for (const struct option_def *o = options; o->name; o++) {
 		char left[64];
-		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
 		fprintf(out, "  %-30s %s\n", left, o->help);
 	}
-	fprintf(out, "\nexit status: COMMAND's own; 128+N if it died of signal N; 124 timeout;\n"
-		     "125 kjail failed (bad option, setup failure); 126 not executable; 127 not found\n");
+	fprintf(out,
+		"\nexit status: COMMAND's own; 128+N if it died of signal N; 124 timeout;\n"
+		"125 kjail failed (bad option, setup failure); 126 not executable; 127 not found\n");
 }

@@ -52,8 +52,7 @@ void line_error(const struct kj_line *ln, struct kj_err *err)
 		memcpy(err->msg, msg, sizeof(err->msg));
 }
 
-void conf_files_add(struct kj_conf_files *f, const char *real, const char *shown,
-		    const char *state)
+void conf_files_add(struct kj_conf_files *f, const char *real, const char *shown, const char *state)
 {
 	for (size_t i = 0; i < f->n; i++)
 		if (!strcmp(f->v[i].shown, shown))
@@ -98,10 +97,12 @@ static int check_owner(const char *part, const char *shown, const struct stat *s
 
 	if (trust == CONF_SYSTEM && st->st_uid != 0)
 		return kj_fail(err, part, 0, "only root may own system configuration: chown root",
-			       "%s%s is owned by uid %u, not root", kind, shown, (unsigned)st->st_uid);
+			       "%s%s is owned by uid %u, not root", kind, shown,
+			       (unsigned)st->st_uid);
 	if (trust == CONF_PRIVATE && st->st_uid != me)
 		return kj_fail(err, part, 0, "use a file of your own",
-			       "%s%s is owned by uid %u, not by you", kind, shown, (unsigned)st->st_uid);
+			       "%s%s is owned by uid %u, not by you", kind, shown,
+			       (unsigned)st->st_uid);
 	if (trust == CONF_USER && st->st_uid != 0 && st->st_uid != me)
 		return kj_fail(err, part, 0, "use a file of your own, or have root own it",
 			       "%s%s is owned by uid %u, neither root nor you", kind, shown,
@@ -116,18 +117,19 @@ static int check_file(const char *part, const char *shown, const struct stat *st
 	char fix[PATH_MAX + 32];
 
 	if (!S_ISREG(st->st_mode))
-		return kj_fail(err, part, 0, "give a regular file", "%s is not a regular file", shown);
+		return kj_fail(err, part, 0, "give a regular file", "%s is not a regular file",
+			       shown);
 	if (check_owner(part, shown, st, trust, "", err))
 		return -EPERM;
 	if (trust == CONF_PRIVATE && (st->st_mode & 077)) {
 		snprintf(fix, sizeof(fix), "chmod 600 %s", shown);
-		return kj_fail(err, part, 0, fix, "%s is accessible to group or others (mode %04o)", shown,
-			       (unsigned)(st->st_mode & 07777));
+		return kj_fail(err, part, 0, fix, "%s is accessible to group or others (mode %04o)",
+			       shown, (unsigned)(st->st_mode & 07777));
 	}
 	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
 		snprintf(fix, sizeof(fix), "chmod go-w %s", shown);
-		return kj_fail(err, part, 0, fix, "%s is writable by group or others (mode %04o)", shown,
-			       (unsigned)(st->st_mode & 07777));
+		return kj_fail(err, part, 0, fix, "%s is writable by group or others (mode %04o)",
+			       shown, (unsigned)(st->st_mode & 07777));
 	}
 	return 0;
 }
@@ -150,13 +152,14 @@ static int check_dir(const char *part, const char *real, enum conf_trust trust, 
 		return -EPERM;
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
 		snprintf(fix, sizeof(fix), "chmod go-w %s", shown);
-		return kj_fail(err, part, 0, fix, "the directory %s is writable by group or others", shown);
+		return kj_fail(err, part, 0, fix, "the directory %s is writable by group or others",
+			       shown);
 	}
 	return 0;
 }
 
-int conf_read(const char *part, const char *path, enum conf_trust trust, char **text,
-	      char **real, struct kj_err *err)
+int conf_read(const char *part, const char *path, enum conf_trust trust, char **text, char **real,
+	      struct kj_err *err)
 {
 	struct stat st;
 	const char *shown;
@@ -212,7 +215,8 @@ int conf_read(const char *part, const char *path, enum conf_trust trust, char **
 	buf[n] = '\0';
 	if (memchr(buf, '\0', (size_t)n)) {
 		free(buf);
-		kj_fail(err, part, 0, "configuration files are text", "%s contains a NUL byte", shown);
+		kj_fail(err, part, 0, "configuration files are text", "%s contains a NUL byte",
+			shown);
 		goto fail_nofd;
 	}
 	*text = buf;
@@ -282,11 +286,12 @@ int conf_parse(const char *part, char *text, const char *file, struct kj_lines *
 			*next++ = '\0';
 		lineno++;
 		if (strlen(line) > CONF_MAX_LINE)
-			return kj_fail(err, part, 0, "split it", "%s:%u: the line is too long", file, lineno);
+			return kj_fail(err, part, 0, "split it", "%s:%u: the line is too long",
+				       file, lineno);
 		rc = conf_split_line(line, &name, &value, &why);
 		if (rc < 0)
-			return kj_fail(err, part, 0, why, "%s:%u: '%s' is not an option line", file, lineno,
-				       name);
+			return kj_fail(err, part, 0, why, "%s:%u: '%s' is not an option line", file,
+				       lineno, name);
 		if (rc > 0 && lines_add(out, name, value, file, lineno, err))
 			return -ENOMEM;
 	}

@@ -69,8 +69,8 @@ enum conf_trust {
  * be a regular file the trust rule accepts, and (except CONF_PRIVATE) so
  * must its directory. Returns -ENOENT without touching err when there is
  * no such file. *real gets the canonical path (malloc'd). */
-int conf_read(const char *part, const char *path, enum conf_trust trust, char **text,
-	      char **real, struct kj_err *err);
+int conf_read(const char *part, const char *path, enum conf_trust trust, char **text, char **real,
+	      struct kj_err *err);
 
 /* Split one line in place: 1 and name/value for an option line, 0 for a
  * blank or comment line, -1 with *why for a malformed one. */

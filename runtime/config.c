@@ -63,13 +63,16 @@ static int check_dest(const char *what, const char *dest, struct kj_err *err)
 		return kj_fail(err, what, 0, "kjail builds / itself; bind a project directory",
 			       "cannot bind onto /");
 	if (dest[0] != '/')
-		return kj_fail(err, what, 0, "give an absolute path", "destination '%s' is not absolute", dest);
+		return kj_fail(err, what, 0, "give an absolute path",
+			       "destination '%s' is not absolute", dest);
 	while (*p) {
 		const char *q;
 		p++;
 		q = p + strcspn(p, "/");
-		if (q == p || (q - p == 1 && p[0] == '.') || (q - p == 2 && p[0] == '.' && p[1] == '.'))
-			return kj_fail(err, what, 0, "write it without '.', '..', '//' or a trailing '/'",
+		if (q == p || (q - p == 1 && p[0] == '.') ||
+		    (q - p == 2 && p[0] == '.' && p[1] == '.'))
+			return kj_fail(err, what, 0,
+				       "write it without '.', '..', '//' or a trailing '/'",
 				       "destination '%s' is not a plain path", dest);
 		p = q;
 	}
@@ -128,18 +131,22 @@ static int check_exposes_credentials(const char *what, const char *src, const ch
 		return 0;
 	if (!strcmp(src, home))
 		return kj_fail(err, what, 0, "bind a project directory instead",
-			       "%s is the home directory, with its dotfiles and credential stores", src);
+			       "%s is the home directory, with its dotfiles and credential stores",
+			       src);
 	if (path_covers(src, home))
 		return kj_fail(err, what, 0, "bind a project directory instead",
-			       "%s contains the home directory %s and its credential stores", src, home);
+			       "%s contains the home directory %s and its credential stores", src,
+			       home);
 	for (int i = 0; credential_paths[i]; i++) {
 		snprintf(cred, sizeof(cred), "%s/%s", home, credential_paths[i]);
 		if (path_covers(cred, src))
 			return kj_fail(err, what, 0, "credential stores are always masked",
 				       "%s is inside the credential store %s", src, cred);
 		if (path_covers(src, cred))
-			return kj_fail(err, what, 0, "credential stores are always masked; bind a directory that holds none",
-				       "%s contains the credential store %s", src, cred);
+			return kj_fail(
+				err, what, 0,
+				"credential stores are always masked; bind a directory that holds none",
+				"%s contains the credential store %s", src, cred);
 	}
 	return 0;
 }
@@ -148,27 +155,35 @@ static int check_exposes_credentials(const char *what, const char *src, const ch
  * the host's boot and configuration files. None may be granted; nothing
  * inside them may be writable; and inside /proc and /sys even a read-only
  * grant would show the host's processes and devices. */
-static int check_system_dirs(const char *what, const char *canon, bool writable,
-			     struct kj_err *err)
+static int check_system_dirs(const char *what, const char *canon, bool writable, struct kj_err *err)
 {
-	static const char *const system_dirs[] = {"/proc", "/sys", "/dev", "/run", "/boot", "/etc", NULL};
+	static const char *const system_dirs[] = {"/proc", "/sys", "/dev", "/run",
+						  "/boot", "/etc", NULL};
 
 	for (int i = 0; system_dirs[i]; i++) {
 		const char *d = system_dirs[i];
 		if (path_covers(canon, d))
-			return writable ? kj_fail(err, what, 0, "grant write access to a project directory instead",
-						  "%s may not be writable inside the sandbox (it is or holds %s)", canon, d)
-					: kj_fail(err, what, 0, "the sandbox has its own /proc, /sys, /dev and /run, and sees /boot and /etc read-only",
-						  "%s is or holds the system directory %s", canon, d);
+			return writable
+				       ? kj_fail(err, what, 0,
+						 "grant write access to a project directory instead",
+						 "%s may not be writable inside the sandbox (it is or holds %s)",
+						 canon, d)
+				       : kj_fail(err, what, 0,
+						 "the sandbox has its own /proc, /sys, /dev and /run, and sees /boot and /etc read-only",
+						 "%s is or holds the system directory %s", canon,
+						 d);
 		if (!path_covers(d, canon))
 			continue;
 		if (writable)
-			return kj_fail(err, what, 0, "grant write access to a project directory instead",
-				       "%s may not be writable inside the sandbox (it is inside %s)", canon, d);
+			return kj_fail(
+				err, what, 0, "grant write access to a project directory instead",
+				"%s may not be writable inside the sandbox (it is inside %s)",
+				canon, d);
 		if (i < 2)
-			return kj_fail(err, what, 0, "the sandbox has its own /proc and /sys",
-				       "%s is inside the host's %s, which would show the host's processes or devices",
-				       canon, d);
+			return kj_fail(
+				err, what, 0, "the sandbox has its own /proc and /sys",
+				"%s is inside the host's %s, which would show the host's processes or devices",
+				canon, d);
 	}
 	return 0;
 }
@@ -193,7 +208,8 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 	if (!b->dest && !(b->dest = strdup(canon)))
 		return kj_fail(err, what, ENOMEM, NULL, "%s", canon);
 	if (!strcmp(canon, "/"))
-		return kj_fail(err, what, 0, "bind a project directory instead", "cannot bind the whole host root /");
+		return kj_fail(err, what, 0, "bind a project directory instead",
+			       "cannot bind the whole host root /");
 	if ((rc = check_dest(what, b->dest, err)))
 		return rc;
 	for (int i = 0; i < 3; i++)
@@ -202,8 +218,8 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 	if ((rc = check_system_dirs(what, canon, b->writable, err)))
 		return rc;
 	if (b->writable && !b->is_dir)
-		return kj_fail(err, what, ENOTDIR, "write grants are directories; bind a file with --ro",
-			       "%s", canon);
+		return kj_fail(err, what, ENOTDIR,
+			       "write grants are directories; bind a file with --ro", "%s", canon);
 	if (b->writable && access(canon, W_OK) < 0)
 		return kj_fail(err, what, errno, "grant only what you can write yourself",
 			       "%s is not writable by you", canon);
@@ -224,24 +240,31 @@ static int finish_agent(struct kj_config *cfg, struct kj_err *err)
 	/* A path-named unix socket is reachable from any network namespace;
 	 * --net none is the caller saying "no remote access", so no agent. */
 	if (cfg->net == KJ_NET_NONE)
-		return kj_fail(err, "ssh-agent", 0, "add --net host if the command must reach remote hosts",
-			       "--ssh-agent needs network access: with --net none the command should reach no remote host, so it gets no agent either");
+		return kj_fail(
+			err, "ssh-agent", 0,
+			"add --net host if the command must reach remote hosts",
+			"--ssh-agent needs network access: with --net none the command should reach no remote host, so it gets no agent either");
 	if (!sock || sock[0] != '/')
-		return kj_fail(err, "ssh-agent", 0, "start an agent and add your key: ssh-agent, then ssh-add",
+		return kj_fail(err, "ssh-agent", 0,
+			       "start an agent and add your key: ssh-agent, then ssh-add",
 			       "--ssh-agent: SSH_AUTH_SOCK is not set to an agent's socket");
 	if (!(canon = realpath(sock, NULL)) || stat(canon, &st) < 0)
 		return kj_fail(err, "ssh-agent", errno, "check SSH_AUTH_SOCK", "%s", sock);
 	if (!S_ISSOCK(st.st_mode))
-		return kj_fail(err, "ssh-agent", 0, "check SSH_AUTH_SOCK", "%s is not a socket", canon);
+		return kj_fail(err, "ssh-agent", 0, "check SSH_AUTH_SOCK", "%s is not a socket",
+			       canon);
 	if (st.st_uid != cfg->caller_uid)
 		return kj_fail(err, "ssh-agent", 0, "use your own agent",
 			       "%s belongs to uid %u, not to you", canon, (unsigned)st.st_uid);
 	cfg->agent_socket = canon;
 	if (cfg->isolation == KJ_ISOLATION_NONE)
-		return 0; /* the command sees the host's paths */
+		return 0;               /* the command sees the host's paths */
 	b = &cfg->binds[cfg->nbinds++]; /* cli.c keeps this slot free */
-	*b = (struct kj_bind){.src = canon, .dest = strdup(KJ_AGENT_SOCKET), .agent = true,
-			      .dev = st.st_dev, .ino = st.st_ino};
+	*b = (struct kj_bind){.src = canon,
+			      .dest = strdup(KJ_AGENT_SOCKET),
+			      .agent = true,
+			      .dev = st.st_dev,
+			      .ino = st.st_ino};
 	return b->dest ? 0 : kj_fail(err, "ssh-agent", ENOMEM, NULL, "bind");
 }
 
@@ -263,10 +286,12 @@ static int finish_protect(struct kj_config *cfg, struct kj_err *err)
 				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 		if (fd < 0) {
 			close(wsfd);
-			return kj_fail(err, "protect", -fd,
-				       -fd == ENOENT ? "create it first: a missing path could be created by the command"
-						     : "protect a plain path inside the workspace, not through a symlink",
-				       "--protect %s", cfg->protect[i]);
+			return kj_fail(
+				err, "protect", -fd,
+				-fd == ENOENT
+					? "create it first: a missing path could be created by the command"
+					: "protect a plain path inside the workspace, not through a symlink",
+				"--protect %s", cfg->protect[i]);
 		}
 		close(fd);
 	}
@@ -285,9 +310,10 @@ static int check_no_isolation(const struct kj_config *cfg, struct kj_err *err)
 		return 0;
 	/* No network namespace, so no proxy either: only --net host is true. */
 	if (cfg->net != KJ_NET_HOST)
-		return kj_fail(err, "option", 0, "add --net host, as the host profile does",
-			       "--isolation none shares the host's network, so --net %s cannot hold",
-			       cfg->net == KJ_NET_NONE ? "none" : "proxy");
+		return kj_fail(
+			err, "option", 0, "add --net host, as the host profile does",
+			"--isolation none shares the host's network, so --net %s cannot hold",
+			cfg->net == KJ_NET_NONE ? "none" : "proxy");
 	if (cfg->nbinds)
 		opt = cfg->binds[0].writable ? "--rw" : "--ro";
 	else if (cfg->nmasks)
@@ -329,8 +355,8 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 			       "--user needs root");
 	canon = realpath(cfg->root, NULL);
 	if (!canon || stat(canon, &st) < 0 || !S_ISDIR(st.st_mode))
-		return kj_fail(err, "root", canon ? ENOTDIR : errno, "give a root filesystem directory",
-			       "%s", cfg->root);
+		return kj_fail(err, "root", canon ? ENOTDIR : errno,
+			       "give a root filesystem directory", "%s", cfg->root);
 	cfg->root = canon;
 
 	find_homes(cfg);
@@ -338,14 +364,16 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 	if (!cfg->workspace.src) {
 		cfg->workspace.src = getcwd(NULL, 0);
 		if (!cfg->workspace.src)
-			return kj_fail(err, "workspace", errno, "cd into a project directory or give --workspace DIR",
+			return kj_fail(err, "workspace", errno,
+				       "cd into a project directory or give --workspace DIR",
 				       "the current directory");
 	}
 	cfg->workspace.writable = !cfg->workspace_ro;
 	if ((rc = finish_bind(cfg, &cfg->workspace, "workspace", err)))
 		return rc;
 	if (!cfg->workspace.is_dir)
-		return kj_fail(err, "workspace", ENOTDIR, "give a directory", "%s", cfg->workspace.src);
+		return kj_fail(err, "workspace", ENOTDIR, "give a directory", "%s",
+			       cfg->workspace.src);
 	{
 		size_t nrw = 0;
 		for (size_t i = 0; i < cfg->nbinds; i++) {
@@ -359,9 +387,11 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 	}
 	for (size_t i = 0; i < cfg->nmasks; i++) {
 		if (cfg->masks[i][0] != '/')
-			return kj_fail(err, "mask", 0, "give an absolute path", "'%s' is not absolute", cfg->masks[i]);
+			return kj_fail(err, "mask", 0, "give an absolute path",
+				       "'%s' is not absolute", cfg->masks[i]);
 		if (lstat(cfg->masks[i], &st) < 0 && (cfg->root[1] == '\0'))
-			return kj_fail(err, "mask", errno, "mask a path that exists", "%s", cfg->masks[i]);
+			return kj_fail(err, "mask", errno, "mask a path that exists", "%s",
+				       cfg->masks[i]);
 	}
 	if ((rc = check_no_isolation(cfg, err)) || (rc = finish_protect(cfg, err)) ||
 	    (rc = finish_agent(cfg, err)) || (rc = proxy_config_check(cfg, err)))

@@ -19,7 +19,7 @@
 #define KJ_MAX_WRITE_GRANTS 16 /* --rw: each one is host data the command can change */
 #define KJ_MAX_PROTECT 16
 #define KJ_AGENT_SOCKET "/run/kjail/ssh-agent.sock" /* --ssh-agent, inside */
-#define KJ_MAX_HOST_RULES 64 /* --allow-host, --deny-host (each) */
+#define KJ_MAX_HOST_RULES 64                        /* --allow-host, --deny-host (each) */
 #define KJ_PROXY_PORT 3128 /* --net proxy: the relay on the sandbox's 127.0.0.1 */
 #define KJ_PROXY_URL "127.0.0.1:3128"
 
@@ -40,12 +40,12 @@ enum kj_seccomp_policy { KJ_SECCOMP_DEFAULT, KJ_SECCOMP_STRICT, KJ_SECCOMP_FILE 
 
 /* cgroup v2 limits; KJ_LIMIT_MAX means none. */
 struct kj_limits {
-	uint64_t memory;      /* memory.max, bytes (default 512M) */
-	uint64_t memory_swap; /* memory.swap.max, bytes (default 0) */
-	uint64_t pids;	      /* pids.max (default 256) */
+	uint64_t memory;       /* memory.max, bytes (default 512M) */
+	uint64_t memory_swap;  /* memory.swap.max, bytes (default 0) */
+	uint64_t pids;         /* pids.max (default 256) */
 	uint64_t cpu_quota_us; /* cpu.max quota per 100ms period (default max) */
 	enum kj_limits_mode mode;
-	bool stats;	      /* --stats: one line of usage at the end */
+	bool stats; /* --stats: one line of usage at the end */
 	/* As the user wrote them, for messages ("--memory 512M"). */
 	const char *memory_arg, *memory_swap_arg, *pids_arg, *cpus_arg;
 };
@@ -85,16 +85,16 @@ struct kj_config {
 	enum kj_isolation isolation;
 	enum kj_landlock_mode landlock; /* --landlock */
 	enum kj_seccomp_policy seccomp; /* --seccomp */
-	const char *seccomp_file;	/* --seccomp FILE, as given */
+	const char *seccomp_file;       /* --seccomp FILE, as given */
 	struct kj_limits limits;
-	bool workspace_ro;  /* --workspace-ro */
-	bool ssh_agent;	    /* --ssh-agent */
-	const char *env_file; /* --env-file: NAME=VALUE lines, 0600 */
+	bool workspace_ro;                   /* --workspace-ro */
+	bool ssh_agent;                      /* --ssh-agent */
+	const char *env_file;                /* --env-file: NAME=VALUE lines, 0600 */
 	const char *protect[KJ_MAX_PROTECT]; /* --protect, relative to the workspace */
 	size_t nprotect;
 	bool tmp_size_set;
-	const char *profile; /* the effective profile's name (for messages) */
-	const char *cwd;     /* --cwd: where COMMAND starts (default: the workspace) */
+	const char *profile;      /* the effective profile's name (for messages) */
+	const char *cwd;          /* --cwd: where COMMAND starts (default: the workspace) */
 	uint64_t idle_timeout_ms; /* sessions: stop after this long unused; 0: never */
 
 	uid_t caller_uid, uid; /* uid: who COMMAND runs as (caller unless --user) */
@@ -122,7 +122,7 @@ struct kj_config {
 	const char *seccomp_text, *seccomp_source;
 	char **env_file_vars; /* "NAME=VALUE" from --env-file; never printed */
 	size_t nenv_file_vars;
-	char *env_file_text;  /* the file's text, which env_file_vars point into */
+	char *env_file_text;      /* the file's text, which env_file_vars point into */
 	const char *agent_socket; /* the caller's SSH_AUTH_SOCK, canonical */
 };
 

@@ -39,9 +39,9 @@ struct check {
 struct report {
 	struct check checks[MAX_CHECKS];
 	size_t n;
-	bool blocked;	   /* the run cannot start: verdict says why */
+	bool blocked; /* the run cannot start: verdict says why */
 	char verdict[640];
-	char limits[480];  /* the limits part of the posture */
+	char limits[480]; /* the limits part of the posture */
 	char posture[800];
 	/* Live results the verdict needs. */
 	struct kj_err kernel_err, userns_err, mount_err, net_err, seccomp_err, landlock_err;
@@ -134,8 +134,10 @@ static void check_kernel(struct report *r)
 	c = add(r, "kernel", r->kernel_ok ? "ok" : "fail");
 	set(c->detail, sizeof(c->detail), "Linux %s (kjail needs 5.12 or later)", u.release);
 	if (!r->kernel_ok) {
-		set(c->fix, sizeof(c->fix), "upgrade the kernel, or use the host profile inside a VM");
-		kj_fail(&r->kernel_err, "kernel", 0, c->fix, "Linux %s is older than 5.12", u.release);
+		set(c->fix, sizeof(c->fix),
+		    "upgrade the kernel, or use the host profile inside a VM");
+		kj_fail(&r->kernel_err, "kernel", 0, c->fix, "Linux %s is older than 5.12",
+			u.release);
 	}
 }
 
@@ -150,23 +152,27 @@ static void check_userns(struct report *r)
 	r->userns_ok = probe_userns(&r->userns_err) == 0;
 	c = add(r, "user namespaces", r->userns_ok ? "ok" : "fail");
 	if (r->userns_ok) {
-		set(what, sizeof(what), "live probe: a user namespace with our uid mapped, and a mount namespace inside it");
+		set(what, sizeof(what),
+		    "live probe: a user namespace with our uid mapped, and a mount namespace inside it");
 	} else {
 		split_fix(r->userns_err.msg, what, sizeof(what), fix, sizeof(fix));
 		if (!strcmp(max, "0"))
-			set(c->fix, sizeof(c->fix), "sysctl -w user.max_user_namespaces=15000 (and in /etc/sysctl.d/)");
+			set(c->fix, sizeof(c->fix),
+			    "sysctl -w user.max_user_namespaces=15000 (and in /etc/sysctl.d/)");
 		else if (!strcmp(clone, "0"))
-			set(c->fix, sizeof(c->fix), "sysctl -w kernel.unprivileged_userns_clone=1 (and in /etc/sysctl.d/)");
+			set(c->fix, sizeof(c->fix),
+			    "sysctl -w kernel.unprivileged_userns_clone=1 (and in /etc/sysctl.d/)");
 		else if (!strcmp(aa, "1"))
 			set(c->fix, sizeof(c->fix),
-				 "install the AppArmor profile kjail ships: cp contrib/apparmor/kjail /etc/apparmor.d/ && apparmor_parser -r /etc/apparmor.d/kjail; "
-				 "or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
+			    "install the AppArmor profile kjail ships: cp contrib/apparmor/kjail /etc/apparmor.d/ && apparmor_parser -r /etc/apparmor.d/kjail; "
+			    "or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
 		else
-			set(c->fix, sizeof(c->fix), "check the kernel's user namespace support and any LSM denying it");
+			set(c->fix, sizeof(c->fix),
+			    "check the kernel's user namespace support and any LSM denying it");
 	}
 	set(c->detail, sizeof(c->detail),
-		 "%s; user.max_user_namespaces=%s, kernel.unprivileged_userns_clone=%s, kernel.apparmor_restrict_unprivileged_userns=%s",
-		 what, max, clone, aa);
+	    "%s; user.max_user_namespaces=%s, kernel.unprivileged_userns_clone=%s, kernel.apparmor_restrict_unprivileged_userns=%s",
+	    what, max, clone, aa);
 }
 
 /* The policy the run would load (the built-in default when the
@@ -187,10 +193,12 @@ static void check_seccomp(struct report *r, const struct kj_config *cfg)
 	}
 	sysctl_read("/proc/sys/kernel/seccomp/actions_avail", actions, sizeof(actions));
 	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) {
-		kj_fail(&r->seccomp_err, "seccomp", errno, "use a kernel built with CONFIG_SECCOMP_FILTER",
+		kj_fail(&r->seccomp_err, "seccomp", errno,
+			"use a kernel built with CONFIG_SECCOMP_FILTER",
 			"the kernel has no seccomp");
 	} else if (!text) {
-		kj_fail(&r->seccomp_err, "seccomp", 0, "rebuild kjail", "the built-in policy is missing");
+		kj_fail(&r->seccomp_err, "seccomp", 0, "rebuild kjail",
+			"the built-in policy is missing");
 	} else {
 		r->seccomp_ok = probe_seccomp(text, source, builtin, &insns, &r->seccomp_err) == 0;
 		r->seccomp_compiles = r->seccomp_ok || insns > 0;
@@ -199,11 +207,13 @@ static void check_seccomp(struct report *r, const struct kj_config *cfg)
 	if (r->seccomp_ok) {
 		set(c->detail, sizeof(c->detail),
 		    "live probe: %s (%u instructions) loads%s; libseccomp %u.%u.%u; kernel actions: %s",
-		    source, insns, builtin ? " and denies unshare" : "", v->major, v->minor, v->micro, actions);
+		    source, insns, builtin ? " and denies unshare" : "", v->major, v->minor,
+		    v->micro, actions);
 		return;
 	}
 	split_fix(r->seccomp_err.msg, what, sizeof(what), fix, sizeof(fix));
-	set(c->detail, sizeof(c->detail), "%s; libseccomp %u.%u.%u", what, v->major, v->minor, v->micro);
+	set(c->detail, sizeof(c->detail), "%s; libseccomp %u.%u.%u", what, v->major, v->minor,
+	    v->micro);
 	set(c->fix, sizeof(c->fix), "%s", fix[0] ? fix : "use a kernel with seccomp filters");
 }
 
@@ -233,7 +243,7 @@ static void check_mount_api(struct report *r)
 	c = add(r, "mount API", r->mount_ok ? "ok" : "fail");
 	if (r->mount_ok) {
 		set(c->detail, sizeof(c->detail),
-			 "live probe: fsopen/fsmount of a tmpfs and a read-only open_tree clone of / in a user namespace");
+		    "live probe: fsopen/fsmount of a tmpfs and a read-only open_tree clone of / in a user namespace");
 		return;
 	}
 	split_fix(r->mount_err.msg, what, sizeof(what), fix, sizeof(fix));
@@ -250,7 +260,7 @@ static void check_network(struct report *r, const struct kj_config *cfg)
 	c = add(r, "network", r->net_ok ? "ok" : cfg->net != KJ_NET_HOST ? "fail" : "warn");
 	if (r->net_ok) {
 		set(c->detail, sizeof(c->detail),
-			 "live probe: lo up in a new network namespace (what --net none gets)");
+		    "live probe: lo up in a new network namespace (what --net none gets)");
 		return;
 	}
 	split_fix(r->net_err.msg, what, sizeof(what), fix, sizeof(fix));
@@ -280,7 +290,8 @@ static void check_cgroup(struct report *r, const struct kj_config *cfg)
 	else if (!strcmp(pl.mount, "/sys/fs/cgroup"))
 		put(c->detail, sizeof(c->detail), "unified: cgroup2 at %s", pl.mount);
 	else
-		put(c->detail, sizeof(c->detail), "hybrid: cgroup2 at %s, beside cgroup v1", pl.mount);
+		put(c->detail, sizeof(c->detail), "hybrid: cgroup2 at %s, beside cgroup v1",
+		    pl.mount);
 	if (pl.have_base)
 		put(c->detail, sizeof(c->detail), "; kjail's cgroups go in %s", pl.kjail);
 	for (int i = 0; i < CG_NCTRL; i++) {
@@ -295,7 +306,8 @@ static void check_cgroup(struct report *r, const struct kj_config *cfg)
 			continue;
 		any_asked = true;
 		if (!prob[i].why[0]) {
-			put(enforced, sizeof(enforced), "%s%s %s", enforced[0] ? ", " : "", opt[i] + 2, arg[i]);
+			put(enforced, sizeof(enforced), "%s%s %s", enforced[0] ? ", " : "",
+			    opt[i] + 2, arg[i]);
 			continue;
 		}
 		all_v1 &= strstr(prob[i].why, "cgroup v1") != NULL;
@@ -318,10 +330,12 @@ static void check_cgroup(struct report *r, const struct kj_config *cfg)
 			if (all_v1)
 				put(summary, sizeof(summary), "%s%s", sep, cg_ctrl_name[i]);
 			else
-				put(summary, sizeof(summary), "%s%s", k > 1 ? "; " : "", prob[i].why);
+				put(summary, sizeof(summary), "%s%s", k > 1 ? "; " : "",
+				    prob[i].why);
 		}
 		if (all_v1)
-			put(summary, sizeof(summary), " %s on cgroup v1", nmissing > 1 ? "are" : "is");
+			put(summary, sizeof(summary), " %s on cgroup v1",
+			    nmissing > 1 ? "are" : "is");
 	}
 	r->limits_blocked = any_missing && l->mode == KJ_LIMITS_REQUIRED;
 	if (!any_asked)
@@ -332,7 +346,7 @@ static void check_cgroup(struct report *r, const struct kj_config *cfg)
 		set(r->limits, sizeof(r->limits), "limits: not enforceable here (%s)", summary);
 	else
 		set(r->limits, sizeof(r->limits), "limits: best-effort, not enforced here (%s)%s%s",
-			 summary, enforced[0] ? "; enforced: " : "", enforced);
+		    summary, enforced[0] ? "; enforced: " : "", enforced);
 }
 
 /* ---------------------------------------------------- the configuration */
@@ -344,25 +358,28 @@ static void check_config(struct report *r, const struct kj_config *cfg, const st
 
 	if (s->profile.name)
 		set(c->detail, sizeof(c->detail), "%s (chosen by %s; %s)", s->profile.name,
-			 s->profile_from ? s->profile_from : "?", s->profile.file);
+		    s->profile_from ? s->profile_from : "?", s->profile.file);
 	else
 		set(c->detail, sizeof(c->detail), "none could be chosen");
 	if (cfg_rc) {
 		char what[480];
 		split_fix(cfg_err->msg, what, sizeof(what), c->fix, sizeof(c->fix));
-		put(c->detail, sizeof(c->detail), "; the configuration is refused: %s: %s", cfg_err->part, what);
+		put(c->detail, sizeof(c->detail), "; the configuration is refused: %s: %s",
+		    cfg_err->part, what);
 	}
 	if (!cfg_rc && cfg->isolation == KJ_ISOLATION_NONE) {
 		c->status = "warn";
-		put(c->detail, sizeof(c->detail), "; profile host: no isolation, the environment is the boundary");
+		put(c->detail, sizeof(c->detail),
+		    "; profile host: no isolation, the environment is the boundary");
 	}
 	c = add(r, "settings", "info");
 	for (size_t i = 0; i < s->files.n; i++)
 		if (strncmp(s->files.v[i].state, "built-in", 8))
-			put(c->detail, sizeof(c->detail), "%s%s: %s", c->detail[0] ? "; " : "", s->files.v[i].shown,
-			    s->files.v[i].state);
+			put(c->detail, sizeof(c->detail), "%s%s: %s", c->detail[0] ? "; " : "",
+			    s->files.v[i].shown, s->files.v[i].state);
 	c = add(r, "policy", "info");
-	put(c->detail, sizeof(c->detail), "%s: %s", KJ_POLICY_FILE, s->policy.state ? s->policy.state : "not read");
+	put(c->detail, sizeof(c->detail), "%s: %s", KJ_POLICY_FILE,
+	    s->policy.state ? s->policy.state : "not read");
 	for (size_t i = 0; i < s->policy.n; i++)
 		put(c->detail, sizeof(c->detail), "%s %s", i ? ";" : ":", s->policy.rules[i].text);
 }
@@ -372,18 +389,24 @@ static void posture(struct report *r, const struct kj_config *cfg, const struct 
 	const char *name = s->profile.name ? s->profile.name : "?";
 
 	if (cfg->isolation == KJ_ISOLATION_NONE)
-		set(r->posture, sizeof(r->posture), "%s · no isolation (the environment is the boundary) · %s",
-			 name, r->limits);
+		set(r->posture, sizeof(r->posture),
+		    "%s · no isolation (the environment is the boundary) · %s", name, r->limits);
 	else
 		set(r->posture, sizeof(r->posture),
-			 "%s · full isolation (user, mount ro-root%s, pid, net %s, seccomp%s%s, caps dropped) · %s", name,
-			 cfg->workspace_ro ? ", read-only workspace" : "", cfg->net == KJ_NET_NONE ? "none" : cfg->net == KJ_NET_HOST ? "host" : "proxy",
-			 cfg->seccomp == KJ_SECCOMP_STRICT ? " strict" : cfg->seccomp == KJ_SECCOMP_FILE ? " (policy file)" : "",
-			 r->landlock_abi > 0 ? ", landlock" : "", r->limits);
+		    "%s · full isolation (user, mount ro-root%s, pid, net %s, seccomp%s%s, caps dropped) · %s",
+		    name, cfg->workspace_ro ? ", read-only workspace" : "",
+		    cfg->net == KJ_NET_NONE   ? "none"
+		    : cfg->net == KJ_NET_HOST ? "host"
+					      : "proxy",
+		    cfg->seccomp == KJ_SECCOMP_STRICT ? " strict"
+		    : cfg->seccomp == KJ_SECCOMP_FILE ? " (policy file)"
+						      : "",
+		    r->landlock_abi > 0 ? ", landlock" : "", r->limits);
 }
 
 /* In the order a run meets them: the first one a run would stop at. */
-static void verdict(struct report *r, const struct kj_config *cfg, int cfg_rc, const struct kj_err *cfg_err)
+static void verdict(struct report *r, const struct kj_config *cfg, int cfg_rc,
+		    const struct kj_err *cfg_err)
 {
 	const struct kj_err *why = NULL;
 	bool full = cfg->isolation == KJ_ISOLATION_FULL;
@@ -484,8 +507,8 @@ static void print_text(FILE *out, const struct report *r)
 	fprintf(out, "kjail %s doctor\n", KJAIL_VERSION);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct check *c = &r->checks[i];
-		fprintf(out, "%-5s %-16s %s%s%s%s\n", c->status, c->name, c->detail, c->fix[0] ? " (fix: " : "",
-			c->fix, c->fix[0] ? ")" : "");
+		fprintf(out, "%-5s %-16s %s%s%s%s\n", c->status, c->name, c->detail,
+			c->fix[0] ? " (fix: " : "", c->fix, c->fix[0] ? ")" : "");
 	}
 	fprintf(out, "%-5s %-16s %s\n", "", "posture", r->posture);
 	if (r->blocked)

@@ -19,12 +19,13 @@ static const char *const allowed[] = {
 };
 
 static const char *const secret_parts[] = {
-	"SECRET", "PASSWORD", "PASSWD", "TOKEN", "CREDENTIAL", "APIKEY", "API_KEY",
-	"PRIVATE_KEY", "COOKIE", NULL,
+	"SECRET", "PASSWORD", "PASSWD",      "TOKEN",  "CREDENTIAL",
+	"APIKEY", "API_KEY",  "PRIVATE_KEY", "COOKIE", NULL,
 };
 static const char *const secret_suffixes[] = {"_KEY", "_PASS", "_PWD", "_PAT", NULL};
 static const char *const secret_prefixes[] = {
-	"AWS_", "GH_", "GITHUB_", "SSH_", "GPG_", "VAULT_", "AZURE_", "GOOGLE_APPLICATION_",
+	"AWS_",        "GH_",        "GITHUB_",   "SSH_",
+	"GPG_",        "VAULT_",     "AZURE_",    "GOOGLE_APPLICATION_",
 	"DOCKER_AUTH", "KUBECONFIG", "NPM_TOKEN", NULL,
 };
 
@@ -123,11 +124,12 @@ int env_file_load(struct kj_config *cfg, struct kj_conf_files *files, struct kj_
 			return kj_fail(err, "env-file", 0, "write NAME=VALUE lines",
 				       "%s:%u: the line has no '='", shown, lineno);
 		if (check_env_name("env-file", line, len, err))
-			return kj_fail(err, "env-file", 0, "a name is letters, digits and _, not starting with a digit",
+			return kj_fail(err, "env-file", 0,
+				       "a name is letters, digits and _, not starting with a digit",
 				       "%s:%u: invalid variable name", shown, lineno);
 		if (cfg->nenv_file_vars == ENV_FILE_MAX_VARS)
-			return kj_fail(err, "env-file", 0, "split it", "%s: more than %d variables", shown,
-				       ENV_FILE_MAX_VARS);
+			return kj_fail(err, "env-file", 0, "split it", "%s: more than %d variables",
+				       shown, ENV_FILE_MAX_VARS);
 		cfg->env_file_vars[cfg->nenv_file_vars++] = line;
 	}
 	return 0;
@@ -153,14 +155,17 @@ int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 			if (env_is_secret(*e, len) &&
 			    !in_list(cfg->allow_secret, cfg->nallow_secret, *e, len)) {
 				free(env);
-				return kj_fail(err, "env", 0, "add --allow-secret-env NAME if it must pass",
-					       "--env %.*s: the name looks like a secret", (int)len, *e);
+				return kj_fail(err, "env", 0,
+					       "add --allow-secret-env NAME if it must pass",
+					       "--env %.*s: the name looks like a secret", (int)len,
+					       *e);
 			}
 			env_put(env, &n, *e);
 		}
 	}
 	if (!getenv("PATH"))
-		env_put(env, &n, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+		env_put(env, &n,
+			"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 	if (cfg->user_set) {
 		struct kj_account acct;
 		bool known = account_by_uid(cfg->uid, &acct) == 0;
@@ -187,11 +192,15 @@ int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 	 * relay through these; loopback stays direct. Before --setenv, which
 	 * may override them. */
 	if (cfg->net == KJ_NET_PROXY) {
-		static const char *const proxy_env[] = {
-			"HTTP_PROXY=http://" KJ_PROXY_URL, "http_proxy=http://" KJ_PROXY_URL,
-			"HTTPS_PROXY=http://" KJ_PROXY_URL, "https_proxy=http://" KJ_PROXY_URL,
-			"ALL_PROXY=socks5h://" KJ_PROXY_URL, "all_proxy=socks5h://" KJ_PROXY_URL,
-			"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1", NULL};
+		static const char *const proxy_env[] = {"HTTP_PROXY=http://" KJ_PROXY_URL,
+							"http_proxy=http://" KJ_PROXY_URL,
+							"HTTPS_PROXY=http://" KJ_PROXY_URL,
+							"https_proxy=http://" KJ_PROXY_URL,
+							"ALL_PROXY=socks5h://" KJ_PROXY_URL,
+							"all_proxy=socks5h://" KJ_PROXY_URL,
+							"NO_PROXY=localhost,127.0.0.1,::1",
+							"no_proxy=localhost,127.0.0.1,::1",
+							NULL};
 		for (int i = 0; proxy_env[i]; i++)
 			env_put(env, &n, proxy_env[i]);
 	}
@@ -199,8 +208,9 @@ int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 	for (size_t i = 0; i < cfg->nenv_file_vars; i++)
 		env_put(env, &n, cfg->env_file_vars[i]);
 	if (cfg->agent_socket) {
-		char *a = env_fmt("SSH_AUTH_SOCK", cfg->isolation == KJ_ISOLATION_NONE ? cfg->agent_socket
-										      : KJ_AGENT_SOCKET);
+		char *a = env_fmt("SSH_AUTH_SOCK", cfg->isolation == KJ_ISOLATION_NONE
+							   ? cfg->agent_socket
+							   : KJ_AGENT_SOCKET);
 		if (!a) {
 			free(env);
 			return kj_fail(err, "env", ENOMEM, NULL, "build the environment");

@@ -7,8 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix,
-	     const char *fmt, va_list ap)
+int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix, const char *fmt,
+	     va_list ap)
 {
 	char what[320];
 	int n;
@@ -18,15 +18,13 @@ int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix,
 	snprintf(err->part, sizeof(err->part), "%s", part);
 	n = snprintf(err->msg, sizeof(err->msg), "%s", what);
 	if (errnum && n >= 0 && (size_t)n < sizeof(err->msg))
-		n += snprintf(err->msg + n, sizeof(err->msg) - n, ": %s",
-			      strerror(errnum));
+		n += snprintf(err->msg + n, sizeof(err->msg) - n, ": %s", strerror(errnum));
 	if (fix && n >= 0 && (size_t)n < sizeof(err->msg))
 		snprintf(err->msg + n, sizeof(err->msg) - n, " (%s)", fix);
 	return errnum ? -errnum : -EINVAL;
 }
 
-int kj_fail(struct kj_err *err, const char *part, int errnum, const char *fix,
-	    const char *fmt, ...)
+int kj_fail(struct kj_err *err, const char *part, int errnum, const char *fix, const char *fmt, ...)
 {
 	va_list ap;
 	int rc;
@@ -41,8 +39,7 @@ void kj_err_print(const struct kj_err *err)
 {
 	/* One write, so concurrent writers never interleave inside the line. */
 	char line[600];
-	int n = snprintf(line, sizeof(line), "kjail: %s: %s\n", err->part,
-			 err->msg);
+	int n = snprintf(line, sizeof(line), "kjail: %s: %s\n", err->part, err->msg);
 	if (n > 0)
 		(void)!write(STDERR_FILENO, line,
 			     (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);

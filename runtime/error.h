@@ -24,10 +24,10 @@ struct kj_err {
 
 /* Fill err and return -errnum (or -EINVAL when errnum is 0).
  * errnum 0 leaves out the errno text; fix may be NULL. */
-int kj_fail(struct kj_err *err, const char *part, int errnum, const char *fix,
-	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix,
-	     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+int kj_fail(struct kj_err *err, const char *part, int errnum, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix, const char *fmt,
+	     va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* Print the record as one line on stderr. */
 void kj_err_print(const struct kj_err *err);

@@ -46,7 +46,8 @@ long getent_query(const char *db, const char *key, char *out, size_t cap)
 	(void)posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	rc = -ENOENT;
 	for (int i = 0; paths[i] && pid < 0; i++)
-		if (access(paths[i], X_OK) == 0 && posix_spawn(&pid, paths[i], &fa, NULL, argv, envp) != 0)
+		if (access(paths[i], X_OK) == 0 &&
+		    posix_spawn(&pid, paths[i], &fa, NULL, argv, envp) != 0)
 			pid = -1;
 	posix_spawn_file_actions_destroy(&fa);
 	close(p[1]);

@@ -52,13 +52,13 @@
 #define LL_MAKE_FIFO (1ULL << 10)
 #define LL_MAKE_BLOCK (1ULL << 11)
 #define LL_MAKE_SYM (1ULL << 12)
-#define LL_REFER (1ULL << 13)	  /* ABI 2 */
-#define LL_TRUNCATE (1ULL << 14)  /* ABI 3 */
-#define LL_IOCTL_DEV (1ULL << 15) /* ABI 5 */
-#define LL_NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
-#define LL_NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
+#define LL_REFER (1ULL << 13)                     /* ABI 2 */
+#define LL_TRUNCATE (1ULL << 14)                  /* ABI 3 */
+#define LL_IOCTL_DEV (1ULL << 15)                 /* ABI 5 */
+#define LL_NET_BIND_TCP (1ULL << 0)               /* ABI 4 */
+#define LL_NET_CONNECT_TCP (1ULL << 1)            /* ABI 4 */
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
-#define LL_SCOPE_SIGNAL (1ULL << 1)		  /* ABI 6 */
+#define LL_SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
 
 /* Everywhere: read, list, execute. */
 #define FS_READ (LL_EXECUTE | LL_READ_FILE | LL_READ_DIR)
@@ -66,8 +66,9 @@
  * granted: a device node made in the workspace would outlive the run on
  * the host (if a capability ever leaked, mknod is the first thing an
  * exploit tries). */
-#define FS_WRITE (LL_WRITE_FILE | LL_REMOVE_DIR | LL_REMOVE_FILE | LL_MAKE_DIR | LL_MAKE_REG | \
-		  LL_MAKE_SOCK | LL_MAKE_FIFO | LL_MAKE_SYM | LL_REFER | LL_TRUNCATE)
+#define FS_WRITE                                                                      \
+	(LL_WRITE_FILE | LL_REMOVE_DIR | LL_REMOVE_FILE | LL_MAKE_DIR | LL_MAKE_REG | \
+	 LL_MAKE_SOCK | LL_MAKE_FIFO | LL_MAKE_SYM | LL_REFER | LL_TRUNCATE)
 /* Beneath /dev: use the devices, never make anything. Read, write,
  * `> /dev/null` (O_TRUNC), and their ioctls (isatty, termios on /dev/tty
  * and the ptys). */
@@ -76,7 +77,7 @@
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;
 	uint64_t handled_access_net; /* ABI 4 */
-	uint64_t scoped;	     /* ABI 6 */
+	uint64_t scoped;             /* ABI 6 */
 };
 
 struct ll_path_beneath_attr {
@@ -124,21 +125,24 @@ int landlock_plan(const struct kj_config *cfg, int *abi, struct kj_err *err)
 	if (cfg->landlock == KJ_LANDLOCK_BEST_EFFORT)
 		return 0;
 	/* required: fail closed, before anything is created. */
-	return kj_fail(err, "landlock", -v,
-		       v == -EOPNOTSUPP ? "enable it at boot (lsm=landlock,...) or use --landlock best-effort"
-					: "use a kernel with CONFIG_SECURITY_LANDLOCK (5.13+) or --landlock best-effort",
-		       "--landlock required, but the kernel has no Landlock");
+	return kj_fail(
+		err, "landlock", -v,
+		v == -EOPNOTSUPP
+			? "enable it at boot (lsm=landlock,...) or use --landlock best-effort"
+			: "use a kernel with CONFIG_SECURITY_LANDLOCK (5.13+) or --landlock best-effort",
+		"--landlock required, but the kernel has no Landlock");
 }
 
 struct ruleset {
-	int fd, rootfd;	  /* the ruleset; the sandbox's "/" */
+	int fd, rootfd;   /* the ruleset; the sandbox's "/" */
 	uint64_t handled; /* file system rights this ABI knows */
 };
 
 static int add_fd_rule(struct ruleset *rs, int fd, uint64_t access, const char *path,
 		       struct kj_err *err)
 {
-	struct ll_path_beneath_attr attr = {.allowed_access = access & rs->handled, .parent_fd = fd};
+	struct ll_path_beneath_attr attr = {.allowed_access = access & rs->handled,
+					    .parent_fd = fd};
 
 	if (syscall(SYS_landlock_add_rule, rs->fd, LL_RULE_PATH_BENEATH, &attr, 0) < 0)
 		return kj_fail(err, "landlock", errno, NULL, "add the rule for %s", path);
@@ -147,8 +151,7 @@ static int add_fd_rule(struct ruleset *rs, int fd, uint64_t access, const char *
 
 /* A rule on a path of the sandbox, resolved in its root as the mounts
  * were (RESOLVE_IN_ROOT): the rule lands on what was mounted there. */
-static int add_path_rule(struct ruleset *rs, const char *path, uint64_t access,
-			 struct kj_err *err)
+static int add_path_rule(struct ruleset *rs, const char *path, uint64_t access, struct kj_err *err)
 {
 	int fd = path_open_in_root(rs->rootfd, path, 0), rc;
 
@@ -178,7 +181,11 @@ static int add_stdio_rules(struct ruleset *rs, struct kj_err *err)
 			access |= LL_READ_FILE;
 		if ((fl & O_ACCMODE) != O_RDONLY)
 			access |= LL_WRITE_FILE | LL_TRUNCATE;
-		if (add_fd_rule(rs, fd, access, fd == 0 ? "stdin" : fd == 1 ? "stdout" : "stderr", err))
+		if (add_fd_rule(rs, fd, access,
+				fd == 0   ? "stdin"
+				: fd == 1 ? "stdout"
+					  : "stderr",
+				err))
 			return -EINVAL;
 	}
 	return 0;
@@ -194,7 +201,8 @@ static int add_rules(struct ruleset *rs, const struct kj_config *cfg, struct kj_
 	 * stays unwritable unless named below. */
 	if ((rc = add_fd_rule(rs, rs->rootfd, FS_READ, "/", err)))
 		return rc;
-	if (cfg->workspace.writable && (rc = add_path_rule(rs, cfg->workspace.dest, FS_READ | FS_WRITE, err)))
+	if (cfg->workspace.writable &&
+	    (rc = add_path_rule(rs, cfg->workspace.dest, FS_READ | FS_WRITE, err)))
 		return rc;
 	for (size_t i = 0; i < cfg->nbinds; i++)
 		if (cfg->binds[i].writable &&
@@ -221,10 +229,12 @@ static int add_rules(struct ruleset *rs, const struct kj_config *cfg, struct kj_
  * were wrong. */
 static int add_tcp_rule(struct ruleset *rs, int tcp_port, struct kj_err *err)
 {
-	struct ll_net_port_attr port = {.allowed_access = LL_NET_CONNECT_TCP, .port = (uint64_t)tcp_port};
+	struct ll_net_port_attr port = {.allowed_access = LL_NET_CONNECT_TCP,
+					.port = (uint64_t)tcp_port};
 
 	if (syscall(SYS_landlock_add_rule, rs->fd, LL_RULE_NET_PORT, &port, 0) < 0)
-		return kj_fail(err, "landlock", errno, NULL, "allow TCP connect to port %d", tcp_port);
+		return kj_fail(err, "landlock", errno, NULL, "allow TCP connect to port %d",
+			       tcp_port);
 	return 0;
 }
 
@@ -290,5 +300,7 @@ void landlock_describe(const struct kj_config *cfg, int abi, char *buf, size_t s
 	}
 	v = landlock_abi();
 	snprintf(buf, size, "not available (%s)",
-		 v == -EOPNOTSUPP ? "not enabled at boot" : v < 0 ? strerror(-v) : "not used");
+		 v == -EOPNOTSUPP ? "not enabled at boot"
+		 : v < 0          ? strerror(-v)
+				  : "not used");
 }

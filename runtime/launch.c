@@ -26,8 +26,8 @@
 #endif
 
 struct clone3_args {
-	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
-		set_tid, set_tid_size, cgroup;
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+		set_tid_size, cgroup;
 };
 
 /* No CLONE_NEWNET: the child makes its network namespace on a thread,
@@ -102,17 +102,20 @@ static int seccomp_prepare(const struct kj_config *cfg, struct kj_seccomp_prog *
 			   struct kj_err *err)
 {
 	if (cfg->seccomp == KJ_SECCOMP_DEFAULT)
-		return kj_seccomp_from_bpf(kj_seccomp_default_bpf, kj_seccomp_default_bpf_len, prog, err);
+		return kj_seccomp_from_bpf(kj_seccomp_default_bpf, kj_seccomp_default_bpf_len, prog,
+					   err);
 	if (cfg->seccomp == KJ_SECCOMP_STRICT)
-		return kj_seccomp_from_bpf(kj_seccomp_strict_bpf, kj_seccomp_strict_bpf_len, prog, err);
+		return kj_seccomp_from_bpf(kj_seccomp_strict_bpf, kj_seccomp_strict_bpf_len, prog,
+					   err);
 	return kj_seccomp_compile_bounded(cfg->seccomp_text, cfg->seccomp_source, prog, err);
 }
 
 static int clone_error(int e, struct kj_err *err)
 {
-	const char *fix = "check that the kernel allows unprivileged user namespaces "
-			  "(sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, "
-			  "or AppArmor's kernel.apparmor_restrict_unprivileged_userns=0); see kjail doctor";
+	const char *fix =
+		"check that the kernel allows unprivileged user namespaces "
+		"(sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, "
+		"or AppArmor's kernel.apparmor_restrict_unprivileged_userns=0); see kjail doctor";
 	if (e == ENOSYS)
 		fix = "kjail needs Linux 5.12 or later";
 	return kj_fail(err, "namespaces", e, fix, "create the sandbox's namespaces");
@@ -176,8 +179,13 @@ void sandbox_release(struct sandbox *sb)
 int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_listen,
 		  struct kj_err *err)
 {
-	*sb = (struct sandbox){.cfg = cfg, .chan = {-1, -1}, .ctl = {-1, -1}, .netgo = -1,
-			       .pidfd = -1, .proxy_fd = -1, .session_listen = session_listen};
+	*sb = (struct sandbox){.cfg = cfg,
+			       .chan = {-1, -1},
+			       .ctl = {-1, -1},
+			       .netgo = -1,
+			       .pidfd = -1,
+			       .proxy_fd = -1,
+			       .session_listen = session_listen};
 	if (env_build(cfg, &sb->envp, err))
 		return -EINVAL;
 	kj_trace("environment built");
@@ -185,8 +193,8 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 		return -EINVAL;
 	kj_trace("seccomp compiled");
 	/* --landlock required fails here, before anything is created. */
-	if (landlock_plan(cfg, &sb->landlock_abi, err) ||
-	    stdio_plan_make(cfg, &sb->io, err) || cgroup_prepare(cfg, &sb->cg, err))
+	if (landlock_plan(cfg, &sb->landlock_abi, err) || stdio_plan_make(cfg, &sb->io, err) ||
+	    cgroup_prepare(cfg, &sb->cg, err))
 		return -EINVAL;
 	kj_trace("cgroup ready");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->chan) < 0 ||

@@ -46,8 +46,8 @@
 extern char **environ;
 
 struct clone3_args {
-	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
-		set_tid, set_tid_size, cgroup;
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+		set_tid_size, cgroup;
 };
 
 /* Send sig to every descendant of pid (through /proc/PID/task/TID/children);
@@ -224,7 +224,8 @@ int sandbox_run_host(const struct kj_config *given, struct kj_err *err)
 
 	if (!cfg.quiet)
 		kj_note("%s: no isolation, the environment is the boundary",
-			cfg.profile && !strcasecmp(cfg.profile, "host") ? "profile host" : "isolation none");
+			cfg.profile && !strcasecmp(cfg.profile, "host") ? "profile host"
+									: "isolation none");
 	/* No devpts of our own for a terminal: a terminal on stdin is relayed
 	 * through a pipe instead (config.c refuses --tty here). */
 	cfg.tty = KJ_TTY_OFF;

@@ -56,7 +56,8 @@ static int cmd_exec(int argc, char **argv)
 	}
 	kj_trace("options parsed");
 	/* The host profile: no namespaces (runtime/launch_host.c). */
-	rc = cfg.isolation == KJ_ISOLATION_NONE ? sandbox_run_host(&cfg, &err) : sandbox_run(&cfg, &err);
+	rc = cfg.isolation == KJ_ISOLATION_NONE ? sandbox_run_host(&cfg, &err)
+						: sandbox_run(&cfg, &err);
 	if (rc == KJ_EXIT_SETUP && err.part[0])
 		kj_err_print(&err);
 	return rc;
@@ -77,7 +78,8 @@ static int cmd_profile(int argc, char **argv)
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
 	}
-	fprintf(stderr, "kjail: option: usage: kjail profile list | kjail profile show NAME|PATH (see kjail --help)\n");
+	fprintf(stderr,
+		"kjail: option: usage: kjail profile list | kjail profile show NAME|PATH (see kjail --help)\n");
 	return KJ_EXIT_SETUP;
 }
 
@@ -97,15 +99,16 @@ static int cmd_gc(void)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]\n"
-		     "       kjail create [OPTIONS] NAME      a session: a sandbox that stays\n"
-		     "       kjail exec -s NAME [--timeout D] [--output-limit B] [--setenv K=V] [--cwd DIR] [--create] [--] COMMAND...\n"
-		     "       kjail ls [--json] | stop NAME | rm NAME\n"
-		     "       kjail gc          remove cgroups left by killed runs\n"
-		     "       kjail profile list | show NAME|PATH\n"
-		     "       kjail doctor [--json] [OPTIONS]   what works here, and why not\n"
-		     "       kjail --version\n"
-		     "Run `kjail exec --help` for the options.\n");
+	fprintf(out,
+		"usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]\n"
+		"       kjail create [OPTIONS] NAME      a session: a sandbox that stays\n"
+		"       kjail exec -s NAME [--timeout D] [--output-limit B] [--setenv K=V] [--cwd DIR] [--create] [--] COMMAND...\n"
+		"       kjail ls [--json] | stop NAME | rm NAME\n"
+		"       kjail gc          remove cgroups left by killed runs\n"
+		"       kjail profile list | show NAME|PATH\n"
+		"       kjail doctor [--json] [OPTIONS]   what works here, and why not\n"
+		"       kjail --version\n"
+		"Run `kjail exec --help` for the options.\n");
 }
 
 int main(int argc, char **argv)
@@ -137,7 +140,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc >= 2)
-		fprintf(stderr, "kjail: option: unknown command '%s' (see kjail --help)\n", argv[1]);
+		fprintf(stderr, "kjail: option: unknown command '%s' (see kjail --help)\n",
+			argv[1]);
 	else
 		usage(stderr);
 	return KJ_EXIT_SETUP;

@@ -31,7 +31,8 @@ static uint64_t num_value(const struct kj_config *c, const char *opt, char *show
 	if (!strcmp(opt, "memory"))
 		return snprintf(shown, size, "%s", c->limits.memory_arg), c->limits.memory;
 	if (!strcmp(opt, "memory-swap"))
-		return snprintf(shown, size, "%s", c->limits.memory_swap_arg), c->limits.memory_swap;
+		return snprintf(shown, size, "%s", c->limits.memory_swap_arg),
+		       c->limits.memory_swap;
 	if (!strcmp(opt, "pids"))
 		return snprintf(shown, size, "%s", c->limits.pids_arg), c->limits.pids;
 	if (!strcmp(opt, "cpus"))
@@ -46,7 +47,8 @@ static uint64_t num_value(const struct kj_config *c, const char *opt, char *show
 		return c->kill_grace_ms;
 	}
 	if (!strcmp(opt, "output-limit")) {
-		snprintf(shown, size, c->output_limited ? "%llu" : "none", (unsigned long long)c->output_limit);
+		snprintf(shown, size, c->output_limited ? "%llu" : "none",
+			 (unsigned long long)c->output_limit);
 		return or_none(c->output_limited, c->output_limit);
 	}
 	if (!strcmp(opt, "tmp-size")) {
@@ -56,13 +58,13 @@ static uint64_t num_value(const struct kj_config *c, const char *opt, char *show
 	return 0;
 }
 
-static const char *const max_opts[] = {"memory", "memory-swap", "pids", "cpus", "timeout",
+static const char *const max_opts[] = {"memory",     "memory-swap",  "pids",     "cpus", "timeout",
 				       "kill-grace", "output-limit", "tmp-size", NULL};
 static const char *const enum_opts[] = {"net", "isolation", "limits", "landlock", "seccomp", NULL};
 static const char *const name_opts[] = {"env", "setenv", "allow-secret-env", NULL};
 static const char *const path_opts[] = {"rw", "ro", "workspace", NULL};
-static const char *const requirements[] = {"seccomp", "isolation", "timeout", "output-limit",
-					   "limits", NULL};
+static const char *const requirements[] = {"seccomp",      "isolation", "timeout",
+					   "output-limit", "limits",    NULL};
 
 static bool in(const char *const *list, const char *s)
 {
@@ -112,17 +114,23 @@ static int parse_rule(struct kj_rule *r, struct kj_err *err)
 	if (r->kind == RULE_REQUIRE)
 		return in(requirements, r->opt) && !r->value
 			       ? 0
-			       : bad(err, r, "require seccomp, isolation, timeout, output-limit or limits",
+			       : bad(err, r,
+				     "require seccomp, isolation, timeout, output-limit or limits",
 				     "unknown requirement");
 	if (strcmp(r->opt, "profile") && cli_option_lookup(r->opt, &takes_value))
-		return bad(err, r, "name an option of kjail exec, without dashes", "unknown option");
+		return bad(err, r, "name an option of kjail exec, without dashes",
+			   "unknown option");
 	if (r->kind == RULE_DENY && !r->value)
-		return strcmp(r->opt, "profile") ? 0 : bad(err, r, "write deny profile NAME", "needs a NAME");
+		return strcmp(r->opt, "profile")
+			       ? 0
+			       : bad(err, r, "write deny profile NAME", "needs a NAME");
 	config_init(&scratch);
 	if (r->kind == RULE_MAX) {
 		if (!in(max_opts, r->opt) || !r->value)
-			return bad(err, r, "max memory, memory-swap, pids, cpus, timeout, kill-grace, output-limit or tmp-size, with a value",
-				   "not a bound");
+			return bad(
+				err, r,
+				"max memory, memory-swap, pids, cpus, timeout, kill-grace, output-limit or tmp-size, with a value",
+				"not a bound");
 		if (cli_apply_option(&scratch, r->opt, r->value, err))
 			return bad_value(err, r);
 		r->num = num_value(&scratch, r->opt, shown, sizeof(shown));
@@ -137,7 +145,8 @@ static int parse_rule(struct kj_rule *r, struct kj_err *err)
 		return 0;
 	}
 	if (in(name_opts, r->opt))
-		return check_env_name(r->opt, r->value, strlen(r->value), err) ? bad_value(err, r) : 0;
+		return check_env_name(r->opt, r->value, strlen(r->value), err) ? bad_value(err, r)
+									       : 0;
 	if (in(path_opts, r->opt)) {
 		if (r->value[0] != '/')
 			return bad(err, r, "give an absolute path", "not an absolute path");
@@ -146,8 +155,10 @@ static int parse_rule(struct kj_rule *r, struct kj_err *err)
 			return kj_fail(err, "policy", ENOMEM, NULL, "%s", r->where);
 		return 0;
 	}
-	return bad(err, r, "deny with a value works for profile, net, isolation, limits, landlock, seccomp, rw, ro, workspace, env, setenv, allow-secret-env",
-		   "cannot deny a value of this option");
+	return bad(
+		err, r,
+		"deny with a value works for profile, net, isolation, limits, landlock, seccomp, rw, ro, workspace, env, setenv, allow-secret-env",
+		"cannot deny a value of this option");
 }
 
 static int add_rule(struct kj_policy *p, const struct kj_line *ln, struct kj_err *err)
@@ -160,11 +171,14 @@ static int add_rule(struct kj_policy *p, const struct kj_line *ln, struct kj_err
 	for (int i = 0; verbs[i]; i++)
 		if (!strcmp(ln->name, verbs[i]))
 			kind = i;
-	if (asprintf(&text, "%s%s%s", ln->name, ln->value ? " " : "", ln->value ? ln->value : "") < 0)
+	if (asprintf(&text, "%s%s%s", ln->name, ln->value ? " " : "", ln->value ? ln->value : "") <
+	    0)
 		return kj_fail(err, "policy", ENOMEM, NULL, "policy");
 	if (kind < 0 || !ln->value) {
-		kj_fail(err, "policy", 0, "write deny OPTION [VALUE], max OPTION VALUE or require WHAT",
-			"%s: '%s' is not a policy rule", line_source(ln, where, sizeof(where)), text);
+		kj_fail(err, "policy", 0,
+			"write deny OPTION [VALUE], max OPTION VALUE or require WHAT",
+			"%s: '%s' is not a policy rule", line_source(ln, where, sizeof(where)),
+			text);
 		free(text);
 		return -EINVAL;
 	}
@@ -238,15 +252,16 @@ static bool env_listed(const char *const *list, size_t n, const char *name, bool
 	size_t len = strlen(name);
 
 	for (size_t i = 0; i < n; i++)
-		if (!strncmp(list[i], name, len) && (assignment ? list[i][len] == '=' : !list[i][len]))
+		if (!strncmp(list[i], name, len) &&
+		    (assignment ? list[i][len] == '=' : !list[i][len]))
 			return true;
 	return false;
 }
 
 static int denied(const struct kj_rule *r, const char *what, const char *src, struct kj_err *err)
 {
-	return kj_fail(err, "policy", 0, FIX, "%s (from %s) is denied by %s: %s", what, src, r->where,
-		       r->text);
+	return kj_fail(err, "policy", 0, FIX, "%s (from %s) is denied by %s: %s", what, src,
+		       r->where, r->text);
 }
 
 static int check_profile(const struct kj_rule *r, const struct kj_config *c,
@@ -257,14 +272,16 @@ static int check_profile(const struct kj_rule *r, const struct kj_config *c,
 
 	for (size_t i = 0; i < p->nnames; i++)
 		if (!strcasecmp(p->names[i], r->value)) {
-			snprintf(what, sizeof(what), i ? "profile %s (it includes %s)" : "profile %s%s", p->name,
+			snprintf(what, sizeof(what),
+				 i ? "profile %s (it includes %s)" : "profile %s%s", p->name,
 				 i ? p->names[i] : "");
 			return denied(r, what, s->profile_from, err);
 		}
 	/* What makes the host profile the host profile is isolation none: a
 	 * copy under another name, or the flag itself, is refused too. */
 	if (!strcasecmp(r->value, "host") && c->isolation == KJ_ISOLATION_NONE)
-		return denied(r, "--isolation none (what the host profile is)", from(s, "isolation"), err);
+		return denied(r, "--isolation none (what the host profile is)",
+			      from(s, "isolation"), err);
 	return 0;
 }
 
@@ -272,7 +289,8 @@ static int check_path(const struct kj_rule *r, const struct kj_config *c,
 		      const struct kj_sources *s, struct kj_err *err)
 {
 	char what[PATH_MAX + 32];
-	bool ws = !strcmp(r->opt, "workspace") || (!strcmp(r->opt, "rw") && c->workspace.writable) ||
+	bool ws = !strcmp(r->opt, "workspace") ||
+		  (!strcmp(r->opt, "rw") && c->workspace.writable) ||
 		  (!strcmp(r->opt, "ro") && !c->workspace.writable);
 
 	if (ws && path_covers(r->path, c->workspace.src)) {
@@ -284,7 +302,8 @@ static int check_path(const struct kj_rule *r, const struct kj_config *c,
 		return 0;
 	for (size_t i = 0; i < c->nbinds; i++) {
 		const struct kj_bind *b = &c->binds[i];
-		if (b->agent || b->writable != !strcmp(r->opt, "rw") || !path_covers(r->path, b->src))
+		if (b->agent || b->writable != !strcmp(r->opt, "rw") ||
+		    !path_covers(r->path, b->src))
 			continue;
 		snprintf(what, sizeof(what), "--%s %s", r->opt, b->src);
 		return denied(r, what, from(s, r->opt), err);
@@ -318,8 +337,8 @@ static int check_deny(const struct kj_rule *r, const struct kj_config *c,
 	return 0;
 }
 
-static int check_max(const struct kj_rule *r, const struct kj_config *c,
-		     const struct kj_sources *s, struct kj_err *err)
+static int check_max(const struct kj_rule *r, const struct kj_config *c, const struct kj_sources *s,
+		     struct kj_err *err)
 {
 	char shown[64], fix[128];
 

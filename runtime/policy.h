@@ -41,8 +41,8 @@ struct kj_rule {
 	const char *value; /* NULL: deny the option itself */
 	const char *where; /* "/etc/kjail/policy:3" */
 	const char *text;  /* "max memory 2G", as written */
-	uint64_t num; /* VALUE as the option's own parser read it (max, enums) */
-	char *path;   /* canonical PATH for rw, ro, workspace */
+	uint64_t num;      /* VALUE as the option's own parser read it (max, enums) */
+	char *path;        /* canonical PATH for rw, ro, workspace */
 };
 
 struct kj_policy {

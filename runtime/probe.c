@@ -91,8 +91,9 @@ static int userns_steps(void *arg, struct kj_err *err)
 	if ((rc = write_self("gid_map", map)))
 		return kj_fail(err, "userns", -rc, NULL, "write gid_map");
 	if (unshare(CLONE_NEWNS) < 0)
-		return kj_fail(err, "userns", errno, NULL,
-			       "unshare(CLONE_NEWNS) inside the new user namespace (no capabilities there)");
+		return kj_fail(
+			err, "userns", errno, NULL,
+			"unshare(CLONE_NEWNS) inside the new user namespace (no capabilities there)");
 	return 0;
 }
 
@@ -115,7 +116,8 @@ static int mount_steps(void *arg, struct kj_err *err)
 	close(fd);
 	if ((rootfd = path_open(AT_FDCWD, "/", O_DIRECTORY, 0)) < 0)
 		return kj_fail(err, "mount", -rootfd, NULL, "open /");
-	fd = tree_clone(rootfd, "/", 1, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, err);
+	fd = tree_clone(rootfd, "/", 1, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0,
+			err);
 	close(rootfd);
 	if (fd < 0)
 		return fd;
@@ -156,7 +158,8 @@ static int seccomp_steps(void *arg, struct kj_err *err)
 		return -EINVAL;
 	/* The filter must act, not merely load. */
 	if (p->check_unshare && (unshare(CLONE_NEWUSER) == 0 || errno != EPERM))
-		return kj_fail(err, "seccomp", 0, NULL, "the loaded filter did not deny unshare(CLONE_NEWUSER)");
+		return kj_fail(err, "seccomp", 0, NULL,
+			       "the loaded filter did not deny unshare(CLONE_NEWUSER)");
 	return 0;
 }
 

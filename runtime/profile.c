@@ -19,10 +19,10 @@
 /* One profile file found. */
 struct found {
 	char name[MAX_NAME + 1]; /* lower case; the path for a path reference */
-	const char *shown;	 /* "built-in x.profile" or the path as shown */
-	const char *id;		 /* identity for include loops: real path or shown */
-	char *real;		 /* NULL for a built-in */
-	char *text;		 /* mutable copy */
+	const char *shown;       /* "built-in x.profile" or the path as shown */
+	const char *id;          /* identity for include loops: real path or shown */
+	char *real;              /* NULL for a built-in */
+	char *text;              /* mutable copy */
 };
 
 /* The directories searched, highest first; the built-ins come last. */
@@ -64,7 +64,8 @@ static int check_name(const char *ref, const char *label, char *name, struct kj_
 	size_t len = strlen(ref);
 
 	if (len == 0)
-		return kj_fail(err, "option", 0, "name a profile, see kjail profile list; or give a path",
+		return kj_fail(err, "option", 0,
+			       "name a profile, see kjail profile list; or give a path",
 			       "%s: empty value", label);
 	if (len > MAX_NAME)
 		return kj_fail(err, "option", 0, "profile names are at most 64 characters",
@@ -72,9 +73,10 @@ static int check_name(const char *ref, const char *label, char *name, struct kj_
 	for (size_t i = 0; i <= len; i++) {
 		char c = (char)tolower((unsigned char)ref[i]);
 		if (c && !isalnum((unsigned char)c) && !(i && (c == '-' || c == '_' || c == '.')))
-			return kj_fail(err, "option", 0,
-				       "a profile name is letters, digits, '-', '_' and '.'; a path has a '/'",
-				       "%s: invalid profile name '%s'", label, ref);
+			return kj_fail(
+				err, "option", 0,
+				"a profile name is letters, digits, '-', '_' and '.'; a path has a '/'",
+				"%s: invalid profile name '%s'", label, ref);
 		name[i] = c;
 	}
 	return 0;
@@ -93,8 +95,9 @@ static int find(const char *ref, const char *label, struct found *f, struct kj_e
 		snprintf(f->name, sizeof(f->name), "%s", ref);
 		rc = conf_read("profile", ref, CONF_USER, &f->text, &f->real, err);
 		if (rc == -ENOENT)
-			return kj_fail(err, "option", ENOENT, "give the path of a profile file, or a name",
-				       "%s: %s", label, ref);
+			return kj_fail(err, "option", ENOENT,
+				       "give the path of a profile file, or a name", "%s: %s",
+				       label, ref);
 		if (rc)
 			return rc;
 		f->shown = conf_shown(f->real);
@@ -198,12 +201,15 @@ static int expand_lines(struct expand *x, struct found *f)
 		if (!strcmp(ln->name, "include")) {
 			rc = ln->value ? expand(x, ln->value, "include", ln)
 				       : kj_fail(x->err, "profile", 0, "write include NAME",
-						 "%s:%u: include needs a profile name", ln->file, ln->lineno);
+						 "%s:%u: include needs a profile name", ln->file,
+						 ln->lineno);
 		} else if (!strcmp(ln->name, "profile")) {
 			rc = kj_fail(x->err, "profile", 0, "write include NAME",
-				     "%s:%u: a profile cannot choose a profile", ln->file, ln->lineno);
+				     "%s:%u: a profile cannot choose a profile", ln->file,
+				     ln->lineno);
 		} else {
-			rc = lines_add(&x->p->lines, ln->name, ln->value, ln->file, ln->lineno, x->err);
+			rc = lines_add(&x->p->lines, ln->name, ln->value, ln->file, ln->lineno,
+				       x->err);
 		}
 	}
 	free(lines.v);
@@ -325,13 +331,13 @@ static void list_dir(FILE *out, int i)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
 		if (conf_read("profile", path, trust, &text, &real, &err)) {
-			fprintf(out, "%-12.*s %s (refused: %s)\n", (int)(len - strlen(SUFFIX)), d->d_name,
-				conf_shown(path), err.msg);
+			fprintf(out, "%-12.*s %s (refused: %s)\n", (int)(len - strlen(SUFFIX)),
+				d->d_name, conf_shown(path), err.msg);
 			continue;
 		}
 		describe(text, d->d_name, len - strlen(SUFFIX), desc, sizeof(desc));
-		fprintf(out, "%-12.*s %s%s%s\n", (int)(len - strlen(SUFFIX)), d->d_name, conf_shown(real),
-			desc[0] ? ": " : "", desc);
+		fprintf(out, "%-12.*s %s%s%s\n", (int)(len - strlen(SUFFIX)), d->d_name,
+			conf_shown(real), desc[0] ? ": " : "", desc);
 		free(text);
 		free(real);
 	}
@@ -351,8 +357,8 @@ void profile_list(FILE *out)
 		if (len <= strlen(SUFFIX) || strcmp(b + len - strlen(SUFFIX), SUFFIX))
 			continue;
 		describe(kjail_builtin_find(b), b, len - strlen(SUFFIX), desc, sizeof(desc));
-		fprintf(out, "%-12.*s built-in%s%s\n", (int)(len - strlen(SUFFIX)), b, desc[0] ? ": " : "",
-			desc);
+		fprintf(out, "%-12.*s built-in%s%s\n", (int)(len - strlen(SUFFIX)), b,
+			desc[0] ? ": " : "", desc);
 	}
 }
 
@@ -385,7 +391,8 @@ int profile_show(const char *ref, FILE *out, struct kj_err *err)
 		if (v && !strcmp(ln->name, "setenv") && v[eq] && env_is_secret(v, eq))
 			snprintf(shown, sizeof(shown), "%s %.*s=(hidden)", ln->name, (int)eq, v);
 		else
-			snprintf(shown, sizeof(shown), "%s%s%s", ln->name, v ? " " : "", v ? v : "");
+			snprintf(shown, sizeof(shown), "%s%s%s", ln->name, v ? " " : "",
+				 v ? v : "");
 		fprintf(out, "%-32s # %s\n", shown, line_source(ln, src, sizeof(src)));
 	}
 	profile_free(&p);

@@ -12,7 +12,7 @@
 
 /* Commands from the parent to the sandbox's init (pid 1), two bytes each. */
 #define INIT_TO_COMMAND 'C' /* forward signal to COMMAND's process group */
-#define INIT_TO_ALL 'A'	    /* send signal to every process in the sandbox */
+#define INIT_TO_ALL 'A'     /* send signal to every process in the sandbox */
 
 struct sandbox {
 	const struct kj_config *cfg;
@@ -25,10 +25,10 @@ struct sandbox {
 	int netgo;   /* eventfd: the parent's "maps written" to the netns thread */
 	pid_t pid;   /* the sandbox's init, as the parent sees it */
 	int pidfd;
-	struct kj_cgroup *cg; /* NULL: no limits */
+	struct kj_cgroup *cg;   /* NULL: no limits */
 	struct kj_proxy *proxy; /* --net proxy: the host-side proxy (net/proxy.h) */
-	int session_listen;    /* a session's listening socket; -1: one-shot */
-	int proxy_fd;	       /* the relay's end of its socketpair; -1: none */
+	int session_listen;     /* a session's listening socket; -1: one-shot */
+	int proxy_fd;           /* the relay's end of its socketpair; -1: none */
 	bool timed_out;
 };
 

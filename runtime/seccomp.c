@@ -26,13 +26,13 @@
 #define CLONE_NEWTIME 0x00000080
 #endif
 
-#define LINE_MAX_LEN 512  /* longer lines are an error, not truncated */
-#define MAX_CONDS 8	  /* conditions on one line, before != expansion */
-#define MAX_EXPANDED 256  /* libseccomp rules one line may expand to */
-#define ARG_MAX_INDEX 5	  /* seccomp sees six syscall arguments */
+#define LINE_MAX_LEN 512 /* longer lines are an error, not truncated */
+#define MAX_CONDS 8      /* conditions on one line, before != expansion */
+#define MAX_EXPANDED 256 /* libseccomp rules one line may expand to */
+#define ARG_MAX_INDEX 5  /* seccomp sees six syscall arguments */
 
 struct kj_seccomp_prog {
-	unsigned short len;	    /* instructions */
+	unsigned short len;         /* instructions */
 	struct sock_filter insns[]; /* as exported by libseccomp */
 };
 
@@ -41,6 +41,8 @@ struct named {
 	uint64_t value;
 };
 
+/* Tables of names, laid out by hand. */
+/* clang-format off */
 #define N(x) { #x, (uint64_t)(x) }
 
 static const struct named errno_names[] = {
@@ -64,6 +66,7 @@ static const struct named constants[] = {
 	N(PER_LINUX), N(PER_LINUX32), N(ADDR_NO_RANDOMIZE),
 	N(READ_IMPLIES_EXEC), N(MMAP_PAGE_ZERO), { NULL, 0 },
 };
+/* clang-format on */
 
 /* Arguments the kernel reads as 32 bits (int or unsigned int) while
  * seccomp sees all 64: a compare must not let upper bits decide. */
@@ -71,47 +74,43 @@ static const struct {
 	const char *syscall;
 	unsigned int arg;
 } int32_args[] = {
-	{ "ioctl", 1 },	     /* unsigned int cmd */
-	{ "socket", 0 },     /* int family, type, protocol */
-	{ "socket", 1 },
-	{ "socket", 2 },
-	{ "socketpair", 0 },
-	{ "socketpair", 1 },
-	{ "socketpair", 2 },
-	{ "prctl", 0 },	     /* int option */
-	{ "personality", 0 }, /* unsigned int persona */
-	{ "clone", 0 },	     /* flags: the kernel keeps only the lower 32 bits */
-	{ NULL, 0 },
+	{"ioctl", 1},  /* unsigned int cmd */
+	{"socket", 0}, /* int family, type, protocol */
+	{"socket", 1},      {"socket", 2},     {"socketpair", 0},
+	{"socketpair", 1},  {"socketpair", 2}, {"prctl", 0}, /* int option */
+	{"personality", 0},                                  /* unsigned int persona */
+	{"clone", 0}, /* flags: the kernel keeps only the lower 32 bits */
+	{NULL, 0},
 };
 
 /* Syscalls newer than the libseccomp we may be built against (2.5.4
  * does not know them). Native numbers; libseccomp's own name wins. */
 static const struct named late_syscalls[] = {
 #if defined(__x86_64__)
-	{ "futex_wake", 454 },	      /* Linux 6.7 */
-	{ "futex_wait", 455 },
-	{ "futex_requeue", 456 },
-	{ "statmount", 457 },	      /* Linux 6.8 */
-	{ "listmount", 458 },
-	{ "lsm_get_self_attr", 459 },
-	{ "lsm_set_self_attr", 460 },
-	{ "lsm_list_modules", 461 },
-	{ "mseal", 462 },	      /* Linux 6.10 */
-	{ "setxattrat", 463 },	      /* Linux 6.13 */
-	{ "getxattrat", 464 },
-	{ "listxattrat", 465 },
-	{ "removexattrat", 466 },
-	{ "open_tree_attr", 467 },    /* Linux 6.15 */
-	{ "file_getattr", 468 },      /* Linux 6.17 */
-	{ "file_setattr", 469 },
+	{"futex_wake", 454}, /* Linux 6.7 */
+	{"futex_wait", 455},
+	{"futex_requeue", 456},
+	{"statmount", 457}, /* Linux 6.8 */
+	{"listmount", 458},
+	{"lsm_get_self_attr", 459},
+	{"lsm_set_self_attr", 460},
+	{"lsm_list_modules", 461},
+	{"mseal", 462},      /* Linux 6.10 */
+	{"setxattrat", 463}, /* Linux 6.13 */
+	{"getxattrat", 464},
+	{"listxattrat", 465},
+	{"removexattrat", 466},
+	{"open_tree_attr", 467}, /* Linux 6.15 */
+	{"file_getattr", 468},   /* Linux 6.17 */
+	{"file_setattr", 469},
 #endif
-	{ NULL, 0 },
+	{NULL, 0},
 };
 
 struct policy {
 	const char *source;
 	unsigned int line;
-	bool build;	     /* false: check the text only, libseccomp is not called */
+	bool build;          /* false: check the text only, libseccomp is not called */
 	bool have_default;   /* the @default line was read */
 	scmp_filter_ctx ctx; /* with build, from the @default line on */
 	uint32_t def_action;
@@ -136,8 +135,7 @@ static int bad(struct policy *p, const char *fix, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	return kj_fail(p->err, "seccomp", 0, fix, "%s:%u: %s", p->source,
-		       p->line, what);
+	return kj_fail(p->err, "seccomp", 0, fix, "%s:%u: %s", p->source, p->line, what);
 }
 
 static const struct named *lookup(const struct named *t, const char *name)
@@ -177,8 +175,10 @@ static int parse_one_value(struct policy *p, const char *s, uint64_t *v)
 	}
 	if (parse_number(s, v) == 0)
 		return 0;
-	return bad(p, "use decimal, 0x hex or a known constant such as CLONE_NEWUSER, TIOCSTI, AF_INET, PER_LINUX",
-		   "unknown value '%s'", s);
+	return bad(
+		p,
+		"use decimal, 0x hex or a known constant such as CLONE_NEWUSER, TIOCSTI, AF_INET, PER_LINUX",
+		"unknown value '%s'", s);
 }
 
 /* A value, or several ORed: CLONE_NEWNS|CLONE_NEWUSER|0x100. */
@@ -222,8 +222,8 @@ static int parse_action(struct policy *p, const char *s, uint32_t *act)
 				   "unknown errno '%s'", s + 6);
 		/* errno 0 would fake success; above 4095 is not an errno. */
 		if (n < 1 || n > 4095)
-			return bad(p, "use an errno between 1 and 4095",
-				   "errno %llu out of range", (unsigned long long)n);
+			return bad(p, "use an errno between 1 and 4095", "errno %llu out of range",
+				   (unsigned long long)n);
 		*act = SCMP_ACT_ERRNO((uint32_t)n);
 		return 0;
 	}
@@ -240,8 +240,7 @@ static int parse_cond(struct policy *p, const char *tok, struct scmp_arg_cmp *c)
 
 	snprintf(buf, sizeof(buf), "%s", tok);
 	if (strncmp(buf, "arg", 3) != 0 || !isdigit((unsigned char)buf[3]))
-		return bad(p, "write argN==V, argN!=V or argN&MASK==V",
-			   "bad condition '%s'", tok);
+		return bad(p, "write argN==V, argN!=V or argN&MASK==V", "bad condition '%s'", tok);
 	if (buf[3] - '0' > ARG_MAX_INDEX || isdigit((unsigned char)buf[4]))
 		return bad(p, "seccomp sees arguments arg0 to arg5",
 			   "argument index in '%s' out of range", tok);
@@ -250,8 +249,7 @@ static int parse_cond(struct policy *p, const char *tok, struct scmp_arg_cmp *c)
 	ne = strstr(s, "!=");
 	op = eq && (!ne || eq < ne) ? eq : ne;
 	if (!op || (*s != '&' && s != op))
-		return bad(p, "write argN==V, argN!=V or argN&MASK==V",
-			   "bad condition '%s'", tok);
+		return bad(p, "write argN==V, argN!=V or argN&MASK==V", "bad condition '%s'", tok);
 	memset(c, 0, sizeof(*c));
 	c->arg = (unsigned int)(buf[3] - '0');
 	c->op = op == ne ? SCMP_CMP_NE : SCMP_CMP_EQ;
@@ -262,8 +260,10 @@ static int parse_cond(struct policy *p, const char *tok, struct scmp_arg_cmp *c)
 		/* The one masked != there is: a 32-bit argument, expanded into
 		 * ranges by add_rule (datum_b carries the mask). */
 		if (op == ne && mask != 0xffffffff)
-			return bad(p, "libseccomp has no masked !=; use argN&0xffffffff!=V, or list the == cases as separate lines",
-				   "'%s': argN&MASK!=V is not supported", tok);
+			return bad(
+				p,
+				"libseccomp has no masked !=; use argN&0xffffffff!=V, or list the == cases as separate lines",
+				"'%s': argN&MASK!=V is not supported", tok);
 		c->op = op == ne ? SCMP_CMP_NE : SCMP_CMP_MASKED_EQ;
 		c->datum_b = op == ne ? mask : 0;
 	}
@@ -311,16 +311,17 @@ static int check_int32_cond(struct policy *p, const char *name, uint32_t act,
 	if ((c->op == SCMP_CMP_EQ && allow) || (c->op == SCMP_CMP_NE && !allow))
 		return 0;
 	if (!strcmp(name, "ioctl"))
-		return bad(p, "write arg1&0xffffffff==VALUE",
-			   "ioctl request compared on 64 bits: the kernel reads 32, so upper bits would slip past");
-	return bad(p, "write argN&0xffffffff==V or argN&0xffffffff!=V",
-		   "%s arg%u is a 32-bit int compared on 64 bits: the kernel ignores the upper half, so upper bits would slip past",
-		   name, c->arg);
+		return bad(
+			p, "write arg1&0xffffffff==VALUE",
+			"ioctl request compared on 64 bits: the kernel reads 32, so upper bits would slip past");
+	return bad(
+		p, "write argN&0xffffffff==V or argN&0xffffffff!=V",
+		"%s arg%u is a 32-bit int compared on 64 bits: the kernel ignores the upper half, so upper bits would slip past",
+		name, c->arg);
 }
 
 /* Prefix-split [lo, hi] into masked == compares (lo > 0 here). */
-static int add_range(struct scmp_arg_cmp *alt, int n, unsigned int arg,
-		     uint64_t lo, uint64_t hi)
+static int add_range(struct scmp_arg_cmp *alt, int n, unsigned int arg, uint64_t lo, uint64_t hi)
 {
 	for (;;) {
 		int k = lo ? __builtin_ctzll(lo) : 63;
@@ -330,7 +331,7 @@ static int add_range(struct scmp_arg_cmp *alt, int n, unsigned int arg,
 			k--;
 		if (n == MAX_EXPANDED)
 			return -1;
-		alt[n++] = (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, ~span, lo };
+		alt[n++] = (struct scmp_arg_cmp){arg, SCMP_CMP_MASKED_EQ, ~span, lo};
 		if (hi - lo == span)
 			return n;
 		lo += span + 1;
@@ -347,8 +348,7 @@ static int cmp_u64(const void *a, const void *b)
 /* libseccomp compares each argument at most once per rule, so
  * "x != a AND x != b" becomes the OR of x<a, the ranges between the
  * values, and x>b. Returns the number of alternatives or -1. */
-static int expand_ne(const uint64_t *vals, int nvals, unsigned int arg,
-		     struct scmp_arg_cmp *alt)
+static int expand_ne(const uint64_t *vals, int nvals, unsigned int arg, struct scmp_arg_cmp *alt)
 {
 	uint64_t v[MAX_CONDS];
 	int n = 0, i;
@@ -356,15 +356,14 @@ static int expand_ne(const uint64_t *vals, int nvals, unsigned int arg,
 	memcpy(v, vals, sizeof(*v) * nvals);
 	qsort(v, nvals, sizeof(*v), cmp_u64);
 	if (v[0] > 0)
-		alt[n++] = (struct scmp_arg_cmp){ arg, SCMP_CMP_LT, v[0], 0 };
+		alt[n++] = (struct scmp_arg_cmp){arg, SCMP_CMP_LT, v[0], 0};
 	for (i = 0; i + 1 < nvals; i++)
-		if (v[i] + 1 < v[i + 1] &&
-		    (n = add_range(alt, n, arg, v[i] + 1, v[i + 1] - 1)) < 0)
+		if (v[i] + 1 < v[i + 1] && (n = add_range(alt, n, arg, v[i] + 1, v[i + 1] - 1)) < 0)
 			return -1;
 	if (v[nvals - 1] < UINT64_MAX) {
 		if (n == MAX_EXPANDED)
 			return -1;
-		alt[n++] = (struct scmp_arg_cmp){ arg, SCMP_CMP_GT, v[nvals - 1], 0 };
+		alt[n++] = (struct scmp_arg_cmp){arg, SCMP_CMP_GT, v[nvals - 1], 0};
 	}
 	return n;
 }
@@ -372,8 +371,7 @@ static int expand_ne(const uint64_t *vals, int nvals, unsigned int arg,
 /* argN&0xffffffff != each of vals: the ranges of the low 32 bits between
  * them, each a prefix split into masked == compares that ignore the upper
  * half as the kernel does. Returns the number of alternatives or -1. */
-static int add_range32(struct scmp_arg_cmp *alt, int n, unsigned int arg, uint64_t lo,
-		       uint64_t hi)
+static int add_range32(struct scmp_arg_cmp *alt, int n, unsigned int arg, uint64_t lo, uint64_t hi)
 {
 	for (;;) {
 		int k = lo ? __builtin_ctzll(lo) : 32;
@@ -383,15 +381,15 @@ static int add_range32(struct scmp_arg_cmp *alt, int n, unsigned int arg, uint64
 			k--;
 		if (n == MAX_EXPANDED)
 			return -1;
-		alt[n++] = (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, 0xffffffffULL & ~span, lo };
+		alt[n++] =
+			(struct scmp_arg_cmp){arg, SCMP_CMP_MASKED_EQ, 0xffffffffULL & ~span, lo};
 		if (hi - lo == span)
 			return n;
 		lo += span + 1;
 	}
 }
 
-static int expand_ne32(const uint64_t *vals, int nvals, unsigned int arg,
-		       struct scmp_arg_cmp *alt)
+static int expand_ne32(const uint64_t *vals, int nvals, unsigned int arg, struct scmp_arg_cmp *alt)
 {
 	uint64_t v[MAX_CONDS], lo = 0;
 	int n = 0, i;
@@ -422,8 +420,8 @@ static int check_int32_conds(struct policy *p, const char *name, uint32_t act,
 	return 0;
 }
 
-static int add_one(struct policy *p, const char *name, int nr, uint32_t act,
-		   unsigned int n, const struct scmp_arg_cmp *c)
+static int add_one(struct policy *p, const char *name, int nr, uint32_t act, unsigned int n,
+		   const struct scmp_arg_cmp *c)
 {
 	int rc;
 
@@ -437,8 +435,7 @@ static int add_one(struct policy *p, const char *name, int nr, uint32_t act,
 		return bad(p, "give overlapping rules for a syscall the same action",
 			   "%s: conflicts with an earlier rule", name);
 	if (rc < 0)
-		return bad(p, NULL, "%s: libseccomp rejected the rule: %s", name,
-			   strerror(-rc));
+		return bad(p, NULL, "%s: libseccomp rejected the rule: %s", name, strerror(-rc));
 	return 0;
 }
 
@@ -448,7 +445,7 @@ static int add_rule(struct policy *p, const char *name, int nr, uint32_t act,
 	struct scmp_arg_cmp alt[MAX_EXPANDED];
 	struct scmp_arg_cmp base[MAX_CONDS];
 	uint64_t ne[MAX_CONDS];
-	int count[ARG_MAX_INDEX + 1] = { 0 };
+	int count[ARG_MAX_INDEX + 1] = {0};
 	int i, nb = 0, nne = 0, nmasked = 0, nalt, rep = -1, rc;
 
 	/* An argument compared more than once, or with a masked != (which
@@ -461,7 +458,8 @@ static int add_rule(struct policy *p, const char *name, int nr, uint32_t act,
 		if (count[i] < 2)
 			continue;
 		if (rep >= 0)
-			return bad(p, "split the line", "only one argument may be compared more than once");
+			return bad(p, "split the line",
+				   "only one argument may be compared more than once");
 		rep = i;
 	}
 	/* != on two arguments of one rule sends libseccomp 2.5 into a search
@@ -534,13 +532,14 @@ static int parse_rule(struct policy *p, char **tok, int ntok)
 		return bad(p, "split the line", "more than %d conditions", MAX_CONDS);
 	nr = resolve_syscall(tok[0]);
 	if (nr == __NR_SCMP_ERROR)
-		return bad(p, "check the spelling; see syscalls(2)",
-			   "unknown syscall '%s'", tok[0]);
+		return bad(p, "check the spelling; see syscalls(2)", "unknown syscall '%s'",
+			   tok[0]);
 	if ((rc = parse_action(p, tok[1], &act)) < 0)
 		return rc;
 	if (act == p->def_action)
 		return bad(p, "remove the line or change its action",
-			   "'%s': action is the same as @default, so the rule does nothing", tok[0]);
+			   "'%s': action is the same as @default, so the rule does nothing",
+			   tok[0]);
 	for (i = 2; i < ntok; i++) {
 		if ((rc = parse_cond(p, tok[i], &c[i - 2])) < 0)
 			return rc;
@@ -612,7 +611,8 @@ static int export_bpf(struct policy *p, struct kj_seccomp_prog **out)
 	/* libseccomp 2.5 has no seccomp_export_bpf_mem: go through a memfd. */
 	fd = memfd_create("kjail-seccomp", MFD_CLOEXEC);
 	if (fd < 0)
-		return kj_fail(p->err, "seccomp", errno, NULL, "cannot create a memfd for the filter");
+		return kj_fail(p->err, "seccomp", errno, NULL,
+			       "cannot create a memfd for the filter");
 	rc = seccomp_export_bpf(p->ctx, fd);
 	end = lseek(fd, 0, SEEK_END);
 	if (rc < 0 || end < 0) {
@@ -625,8 +625,8 @@ static int export_bpf(struct policy *p, struct kj_seccomp_prog **out)
 	    size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
 		close(fd);
 		return kj_fail(p->err, "seccomp", 0, "shorten the policy",
-			       "%s: filter has %zu bytes, not 1 to %d instructions",
-			       p->source, size, BPF_MAXINSNS);
+			       "%s: filter has %zu bytes, not 1 to %d instructions", p->source,
+			       size, BPF_MAXINSNS);
 	}
 	prog = malloc(sizeof(*prog) + size);
 	if (!prog) {
@@ -652,7 +652,7 @@ static int export_bpf(struct policy *p, struct kj_seccomp_prog **out)
 static int compile(const char *policy_text, const char *source, bool build,
 		   struct kj_seccomp_prog **out, struct kj_err *err)
 {
-	struct policy p = { .source = source, .err = err, .build = build };
+	struct policy p = {.source = source, .err = err, .build = build};
 	char line[LINE_MAX_LEN];
 	const char *s = policy_text, *eol;
 	size_t len;
@@ -678,8 +678,7 @@ static int compile(const char *policy_text, const char *source, bool build,
 	}
 	if (rc == 0 && !p.have_default) {
 		p.line = p.line ? p.line : 1;
-		rc = bad(&p, "start the policy with '@default <action>'",
-			 "no @default line");
+		rc = bad(&p, "start the policy with '@default <action>'", "no @default line");
 	}
 	if (rc == 0 && build)
 		rc = export_bpf(&p, out);
@@ -688,8 +687,8 @@ static int compile(const char *policy_text, const char *source, bool build,
 	return rc;
 }
 
-int kj_seccomp_compile(const char *policy_text, const char *source,
-		       struct kj_seccomp_prog **out, struct kj_err *err)
+int kj_seccomp_compile(const char *policy_text, const char *source, struct kj_seccomp_prog **out,
+		       struct kj_err *err)
 {
 	return compile(policy_text, source, true, out, err);
 }
@@ -737,12 +736,14 @@ int kj_seccomp_from_bpf(const void *insns, size_t len, struct kj_seccomp_prog **
 
 int kj_seccomp_write_c(const struct kj_seccomp_prog *prog, const char *name, FILE *out)
 {
-	fprintf(out, "/* generated by profiles/precompile.c: do not edit */\n"
-		     "#include <linux/filter.h>\n#include <stddef.h>\n"
-		     "const struct sock_filter %s[] = {\n", name);
+	fprintf(out,
+		"/* generated by profiles/precompile.c: do not edit */\n"
+		"#include <linux/filter.h>\n#include <stddef.h>\n"
+		"const struct sock_filter %s[] = {\n",
+		name);
 	for (unsigned i = 0; i < prog->len; i++)
-		fprintf(out, "\t{0x%04x, %u, %u, 0x%08x},\n", prog->insns[i].code, prog->insns[i].jt,
-			prog->insns[i].jf, prog->insns[i].k);
+		fprintf(out, "\t{0x%04x, %u, %u, 0x%08x},\n", prog->insns[i].code,
+			prog->insns[i].jt, prog->insns[i].jf, prog->insns[i].k);
 	fprintf(out, "};\nconst size_t %s_len = %u;\n", name, prog->len);
 	return ferror(out) ? -EIO : 0;
 }

@@ -44,8 +44,8 @@ struct kj_seccomp_prog; /* compiled BPF, ready to load */
 /* Parse policy_text and compile it to BPF. source names the text in
  * error messages ("<source>:<line>: <what is wrong> (<fix>)"), e.g.
  * "profiles/seccomp-default.policy" or a user's path. */
-int kj_seccomp_compile(const char *policy_text, const char *source,
-		       struct kj_seccomp_prog **out, struct kj_err *err);
+int kj_seccomp_compile(const char *policy_text, const char *source, struct kj_seccomp_prog **out,
+		       struct kj_err *err);
 
 /* Parse policy_text and check every line as kj_seccomp_compile() would,
  * without calling libseccomp (fast, no fork). A policy that passes can

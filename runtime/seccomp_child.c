@@ -30,7 +30,7 @@
 #include "runtime/seccomp.h"
 #include "runtime/stdio.h"
 
-#define CPU_LIMIT_S 2	/* a real policy compiles in milliseconds */
+#define CPU_LIMIT_S 2       /* a real policy compiles in milliseconds */
 #define WALL_LIMIT_MS 10000 /* the CPU limit, with room for a loaded host */
 
 struct reply {
@@ -53,7 +53,8 @@ static void child(const char *text, const char *source, int fd, pid_t parent)
 	r.rc = kj_seccomp_compile(text, source, &prog, &r.err);
 	r.len = r.rc ? 0 : kj_seccomp_prog_len(prog);
 	if (!fd_write_all(fd, &r, sizeof(r)) ||
-	    (r.len && !fd_write_all(fd, kj_seccomp_prog_insns(prog), r.len * sizeof(struct sock_filter))))
+	    (r.len &&
+	     !fd_write_all(fd, kj_seccomp_prog_insns(prog), r.len * sizeof(struct sock_filter))))
 		_exit(1);
 	_exit(0);
 }
@@ -70,10 +71,12 @@ static int read_until(int fd, void *buf, size_t len, const struct timespec *dead
 		ssize_t n;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		ms = (deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+		ms = (deadline->tv_sec - now.tv_sec) * 1000 +
+		     (deadline->tv_nsec - now.tv_nsec) / 1000000;
 		if (ms <= 0)
 			return -ETIMEDOUT;
-		if (poll(&(struct pollfd){.fd = fd, .events = POLLIN}, 1, (int)ms) < 0 && errno != EINTR)
+		if (poll(&(struct pollfd){.fd = fd, .events = POLLIN}, 1, (int)ms) < 0 &&
+		    errno != EINTR)
 			return -errno;
 		n = read(fd, p, len);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -94,8 +97,8 @@ static int child_failed(pid_t pid, int rc, const char *source, struct kj_err *er
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (rc == -ETIMEDOUT || (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU ||
-							 WTERMSIG(status) == SIGKILL)))
+	if (rc == -ETIMEDOUT ||
+	    (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL)))
 		return kj_fail(err, "seccomp", 0,
 			       "give fewer rules with argument conditions for one syscall",
 			       "%s: libseccomp did not finish compiling the policy within %d s",
@@ -109,8 +112,8 @@ static int child_failed(pid_t pid, int rc, const char *source, struct kj_err *er
 		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
-int kj_seccomp_compile_bounded(const char *text, const char *source,
-			       struct kj_seccomp_prog **out, struct kj_err *err)
+int kj_seccomp_compile_bounded(const char *text, const char *source, struct kj_seccomp_prog **out,
+			       struct kj_err *err)
 {
 	struct sock_filter insns[BPF_MAXINSNS];
 	struct timespec deadline;
@@ -122,7 +125,8 @@ int kj_seccomp_compile_bounded(const char *text, const char *source,
 	if ((rc = kj_seccomp_check(text, source, err)))
 		return rc;
 	if (pipe2(fds, O_CLOEXEC) < 0)
-		return kj_fail(err, "seccomp", errno, NULL, "cannot create a pipe to the policy compiler");
+		return kj_fail(err, "seccomp", errno, NULL,
+			       "cannot create a pipe to the policy compiler");
 	pid = fork();
 	if (pid < 0) {
 		rc = errno;

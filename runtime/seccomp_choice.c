@@ -19,7 +19,8 @@ int seccomp_choice_parse(struct kj_config *cfg, const char *opt, const char *val
 			 struct kj_err *err)
 {
 	if (!strcasecmp(value, "default") || !strcasecmp(value, "strict")) {
-		cfg->seccomp = !strcasecmp(value, "default") ? KJ_SECCOMP_DEFAULT : KJ_SECCOMP_STRICT;
+		cfg->seccomp =
+			!strcasecmp(value, "default") ? KJ_SECCOMP_DEFAULT : KJ_SECCOMP_STRICT;
 		cfg->seccomp_file = NULL;
 		return 0;
 	}
@@ -42,16 +43,19 @@ static int check_file_place(const struct kj_config *cfg, const char *canon, cons
 			    struct kj_err *err)
 {
 	if (path_covers(cfg->workspace.src, canon))
-		return kj_fail(err, "seccomp", 0, "keep policy files outside the workspace",
-			       "--seccomp %s is inside the workspace %s, which the sandbox can write",
-			       canon, cfg->workspace.src);
+		return kj_fail(
+			err, "seccomp", 0, "keep policy files outside the workspace",
+			"--seccomp %s is inside the workspace %s, which the sandbox can write",
+			canon, cfg->workspace.src);
 	for (size_t i = 0; i < cfg->nbinds; i++)
 		if (cfg->binds[i].writable && path_covers(cfg->binds[i].src, canon))
-			return kj_fail(err, "seccomp", 0, "keep policy files outside every --rw grant",
-				       "--seccomp %s is inside the write grant %s", canon, cfg->binds[i].src);
+			return kj_fail(err, "seccomp", 0,
+				       "keep policy files outside every --rw grant",
+				       "--seccomp %s is inside the write grant %s", canon,
+				       cfg->binds[i].src);
 	if (!S_ISREG(st->st_mode))
-		return kj_fail(err, "seccomp", 0, "give a policy file", "--seccomp %s is not a regular file",
-			       canon);
+		return kj_fail(err, "seccomp", 0, "give a policy file",
+			       "--seccomp %s is not a regular file", canon);
 	if (st->st_mode & (S_IWGRP | S_IWOTH))
 		return kj_fail(err, "seccomp", 0, "chmod go-w it",
 			       "--seccomp %s is writable by others (mode %04o)", canon,
@@ -81,7 +85,8 @@ static int read_policy_file(struct kj_config *cfg, struct kj_err *err)
 	if ((rc = check_file_place(cfg, canon, &st, err)))
 		goto fail;
 	if (st.st_size > POLICY_MAX_BYTES) {
-		rc = kj_fail(err, "seccomp", EFBIG, "a policy is a few hundred lines", "--seccomp %s", canon);
+		rc = kj_fail(err, "seccomp", EFBIG, "a policy is a few hundred lines",
+			     "--seccomp %s", canon);
 		goto fail;
 	}
 	text = malloc((size_t)st.st_size + 1);
@@ -93,7 +98,8 @@ static int read_policy_file(struct kj_config *cfg, struct kj_err *err)
 		got += (size_t)n;
 	text[got] = '\0';
 	if (strlen(text) != got) {
-		rc = kj_fail(err, "seccomp", 0, "a policy is a text file", "--seccomp %s has a NUL byte", canon);
+		rc = kj_fail(err, "seccomp", 0, "a policy is a text file",
+			     "--seccomp %s has a NUL byte", canon);
 		goto fail;
 	}
 	close(fd);
@@ -114,11 +120,13 @@ int seccomp_choice_finish(struct kj_config *cfg, struct kj_err *err)
 
 	if (cfg->seccomp == KJ_SECCOMP_FILE)
 		return read_policy_file(cfg, err);
-	name = cfg->seccomp == KJ_SECCOMP_STRICT ? "seccomp-strict.policy" : "seccomp-default.policy";
+	name = cfg->seccomp == KJ_SECCOMP_STRICT ? "seccomp-strict.policy"
+						 : "seccomp-default.policy";
 	cfg->seccomp_source = cfg->seccomp == KJ_SECCOMP_STRICT ? "profiles/seccomp-strict.policy"
 								: "profiles/seccomp-default.policy";
 	cfg->seccomp_text = kjail_builtin_find(name);
 	if (!cfg->seccomp_text)
-		return kj_fail(err, "seccomp", 0, "rebuild kjail", "the built-in policy %s is missing", name);
+		return kj_fail(err, "seccomp", 0, "rebuild kjail",
+			       "the built-in policy %s is missing", name);
 	return 0;
 }

@@ -30,12 +30,12 @@
 
 struct session_record {
 	char name[SESSION_NAME_MAX + 1];
-	pid_t supervisor;     /* host pid of the supervisor */
-	long long created;    /* unix seconds */
-	char state[16];	      /* "running", "stopped" */
+	pid_t supervisor;  /* host pid of the supervisor */
+	long long created; /* unix seconds */
+	char state[16];    /* "running", "stopped" */
 	char workspace[4096];
 	char profile[64];
-	char cgroup[4096];    /* the session's cgroup directory, or "" */
+	char cgroup[4096]; /* the session's cgroup directory, or "" */
 	uint64_t idle_ms;
 	/* Per-exec defaults from create (a profile's timeout, say). */
 	uint64_t timeout_ms, kill_grace_ms, output_limit;
@@ -49,8 +49,7 @@ int session_dir(char *buf, size_t len, struct kj_err *err);
 /* The same, created (0700) when missing: only kjail create does this. */
 int session_dir_create(char *buf, size_t len, struct kj_err *err);
 /* dir/NAME.<suffix> */
-int session_path(char *buf, size_t len, const char *name, const char *suffix,
-		 struct kj_err *err);
+int session_path(char *buf, size_t len, const char *name, const char *suffix, struct kj_err *err);
 int session_record_write(const struct session_record *rec, struct kj_err *err);
 /* 0, -ENOENT when there is no such session, or another error. */
 int session_record_read(const char *name, struct session_record *rec, struct kj_err *err);
@@ -61,30 +60,30 @@ bool session_supervisor_alive(const struct session_record *rec);
 
 enum session_msg {
 	SESSION_EXEC = 1, /* client -> init: argv, env, cwd; fds 0,1,2 */
-	SESSION_SIGNAL,	  /* client -> init: signal this exec's process group */
-	SESSION_STOP,	  /* client -> init: end the session */
-	SESSION_INFO,	  /* client -> init: ask for usage */
-	SESSION_EXITED,	  /* init -> client: value = exit status (shell style) */
-	SESSION_FAILED,	  /* init -> client: value = 126/127, text = message */
-	SESSION_REPLY,	  /* init -> client: INFO answer / STOP ack */
+	SESSION_SIGNAL,   /* client -> init: signal this exec's process group */
+	SESSION_STOP,     /* client -> init: end the session */
+	SESSION_INFO,     /* client -> init: ask for usage */
+	SESSION_EXITED,   /* init -> client: value = exit status (shell style) */
+	SESSION_FAILED,   /* init -> client: value = 126/127, text = message */
+	SESSION_REPLY,    /* init -> client: INFO answer / STOP ack */
 };
 
 #define SESSION_MSG_MAX 65536
 
 struct session_msg_hdr {
 	uint32_t type;
-	int32_t value;	 /* signal, status or count */
-	uint64_t a, b;	 /* INFO: execs running, ms since last activity */
+	int32_t value;  /* signal, status or count */
+	uint64_t a, b;  /* INFO: execs running, ms since last activity */
 	uint32_t nargv; /* EXEC: argv strings, then env strings, then cwd */
 	uint32_t nenv;
 };
 
 /* Send hdr + payload (+ up to 3 fds); receive one message (fds into
  * fds[], count into *nfds). Return 0 / -errno; -ECONNRESET at EOF. */
-int session_send(int sock, const struct session_msg_hdr *hdr, const char *payload,
-		 size_t len, const int *fds, int nfds);
-int session_recv(int sock, struct session_msg_hdr *hdr, char *payload, size_t *len,
-		 int *fds, int *nfds);
+int session_send(int sock, const struct session_msg_hdr *hdr, const char *payload, size_t len,
+		 const int *fds, int nfds);
+int session_recv(int sock, struct session_msg_hdr *hdr, char *payload, size_t *len, int *fds,
+		 int *nfds);
 
 /* --- the parts that run in init and in the client --- */
 

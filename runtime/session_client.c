@@ -35,7 +35,8 @@ int session_connect(const char *name, struct kj_err *err)
 		int e = errno;
 		close(fd);
 		if (e == ENOENT || e == ECONNREFUSED)
-			return kj_fail(err, "session", 0, "kjail ls lists your sessions; kjail create NAME makes one",
+			return kj_fail(err, "session", 0,
+				       "kjail ls lists your sessions; kjail create NAME makes one",
 				       "no running session '%s'", name);
 		return kj_fail(err, "session", e, NULL, "connect to session '%s'", name);
 	}
@@ -48,13 +49,14 @@ static int build_payload(const struct kj_config *cfg, char *buf, size_t cap, siz
 {
 	size_t n = 0;
 
-#define PUT(s)                                                                   \
-	do {                                                                     \
-		size_t l_ = strlen(s) + 1;                                       \
-		if (n + l_ > cap)                                                \
-			return kj_fail(err, "session", E2BIG, NULL, "the command line is too long"); \
-		memcpy(buf + n, s, l_);                                          \
-		n += l_;                                                         \
+#define PUT(s)                                                          \
+	do {                                                            \
+		size_t l_ = strlen(s) + 1;                              \
+		if (n + l_ > cap)                                       \
+			return kj_fail(err, "session", E2BIG, NULL,     \
+				       "the command line is too long"); \
+		memcpy(buf + n, s, l_);                                 \
+		n += l_;                                                \
 	} while (0)
 	for (char **a = cfg->argv; *a; a++, h->nargv++)
 		PUT(*a);
@@ -146,7 +148,8 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 			char text[sizeof(((struct kj_err *)0)->msg)];
 			size_t tl = sizeof(text) - 1;
 			if (session_recv(sock, &r, text, &tl, NULL, NULL) < 0) {
-				kj_fail(err, "session", 0, "kjail ls shows its state", "session '%s' ended", name);
+				kj_fail(err, "session", 0, "kjail ls shows its state",
+					"session '%s' ended", name);
 				return KJ_EXIT_SETUP;
 			}
 			text[tl] = '\0';
@@ -196,7 +199,7 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 /* Options a single exec into an existing session may carry; everything
  * else was fixed when the session was created. */
 static const char *const per_exec[] = {"timeout", "kill-grace", "output-limit", "setenv", "cwd",
-				       "quiet", NULL};
+				       "quiet",   NULL};
 
 static bool is_session_flag(const char *a, bool *takes_value)
 {
@@ -258,7 +261,8 @@ int cmd_session_exec(int argc, char **argv)
 		else if (i + 1 < argc)
 			name = argv[++i];
 		else
-			rc = kj_fail(&err, "option", 0, "use -s NAME", "%s needs a session name", argv[i]);
+			rc = kj_fail(&err, "option", 0, "use -s NAME", "%s needs a session name",
+				     argv[i]);
 	}
 	for (; i < argc; i++)
 		rest[n++] = argv[i];
@@ -296,9 +300,10 @@ int cmd_session_exec(int argc, char **argv)
 			for (int j = 0; per_exec[j]; j++)
 				allowed |= !strcmp(per_exec[j], opt);
 			if (rest[k][1] != '-' || !allowed) {
-				rc = kj_fail(&err, "option", 0,
-					     "options that shape the sandbox go to kjail create (or add --create)",
-					     "%s does not apply to one exec into a session", rest[k]);
+				rc = kj_fail(
+					&err, "option", 0,
+					"options that shape the sandbox go to kjail create (or add --create)",
+					"%s does not apply to one exec into a session", rest[k]);
 				break;
 			}
 			if (cli_option_lookup(opt, &tv) == 0 && tv)
@@ -309,7 +314,8 @@ int cmd_session_exec(int argc, char **argv)
 			k++;
 		cfg.argv = rest + k;
 		if (!rc && !cfg.argv[0])
-			rc = kj_fail(&err, "option", 0, "usage: kjail exec -s NAME [OPTIONS] [--] COMMAND [ARG...]",
+			rc = kj_fail(&err, "option", 0,
+				     "usage: kjail exec -s NAME [OPTIONS] [--] COMMAND [ARG...]",
 				     "no COMMAND given");
 	}
 	if (rc) {

@@ -48,7 +48,7 @@ static int listen_socket(const char *name, struct kj_err *err)
 /* The supervisor: builds the sandbox, says "ready" (or why not) on the
  * pipe, then waits for the session to end and frees what it held. */
 __attribute__((noreturn)) static void supervise_session(const struct kj_config *cfg,
-							 const char *name, int listenfd, int ready)
+							const char *name, int listenfd, int ready)
 {
 	struct sandbox sb;
 	struct session_record rec = {0};
@@ -164,7 +164,8 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	if (session_record_read(name, &rec, err) == 0) {
 		if (!strcmp(rec.state, "running") && session_supervisor_alive(&rec)) {
 			close(lock);
-			return kj_fail(err, "session", 0, "choose another name, or kjail rm it first",
+			return kj_fail(err, "session", 0,
+				       "choose another name, or kjail rm it first",
 				       "session '%s' exists", name);
 		}
 		session_forget(name); /* stopped or dead: the name is free again */
@@ -199,7 +200,8 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 		return -EINVAL;
 	}
 	if (n != 1)
-		return kj_fail(err, "session", 0, NULL, "the supervisor of '%s' died while starting", name);
+		return kj_fail(err, "session", 0, NULL,
+			       "the supervisor of '%s' died while starting", name);
 	return 0;
 }
 
@@ -280,8 +282,8 @@ int cmd_ls(int argc, char **argv)
 		if (json)
 			printf("[]\n");
 		else
-			printf("%-20s %-8s %8s %8s %8s %-10s %8s %s\n", "NAME", "STATE", "PID", "AGE", "IDLE",
-			       "PROFILE", "MEMORY", "WORKSPACE");
+			printf("%-20s %-8s %8s %8s %8s %-10s %8s %s\n", "NAME", "STATE", "PID",
+			       "AGE", "IDLE", "PROFILE", "MEMORY", "WORKSPACE");
 		return 0;
 	}
 	if (err.part[0] || !(d = opendir(dir))) {
@@ -293,8 +295,8 @@ int cmd_ls(int argc, char **argv)
 	if (json)
 		printf("[");
 	else
-		printf("%-20s %-8s %8s %8s %8s %-10s %8s %s\n", "NAME", "STATE", "PID", "AGE", "IDLE",
-		       "PROFILE", "MEMORY", "WORKSPACE");
+		printf("%-20s %-8s %8s %8s %8s %-10s %8s %s\n", "NAME", "STATE", "PID", "AGE",
+		       "IDLE", "PROFILE", "MEMORY", "WORKSPACE");
 	while ((e = readdir(d))) {
 		struct session_record rec;
 		struct session_msg_hdr info = {0};
@@ -307,9 +309,10 @@ int cmd_ls(int argc, char **argv)
 		snprintf(name, sizeof(name), "%.*s", (int)(l - 6), e->d_name);
 		if (session_record_read(name, &rec, &err))
 			continue;
-		state = strcmp(rec.state, "running") ? rec.state
-			: !session_supervisor_alive(&rec) ? "dead"
-			: ask(name, SESSION_INFO, &info) == 0 ? "running" : "dead";
+		state = strcmp(rec.state, "running")          ? rec.state
+			: !session_supervisor_alive(&rec)     ? "dead"
+			: ask(name, SESSION_INFO, &info) == 0 ? "running"
+							      : "dead";
 		if (!strcmp(state, "running"))
 			snprintf(idle, sizeof(idle), "%llus", (unsigned long long)(info.b / 1000));
 		memory_of(&rec, mem, sizeof(mem));
@@ -317,11 +320,12 @@ int cmd_ls(int argc, char **argv)
 			printf("%s{\"name\":\"%s\",\"state\":\"%s\",\"pid\":%d,\"age_s\":%lld,\"idle\":\"%s\","
 			       "\"running_execs\":%llu,\"profile\":\"%s\",\"memory\":\"%s\",\"workspace\":\"%s\"}",
 			       count ? "," : "", name, state, (int)rec.supervisor,
-			       (long long)time(NULL) - rec.created, idle, (unsigned long long)info.a,
-			       rec.profile, mem, rec.workspace);
+			       (long long)time(NULL) - rec.created, idle,
+			       (unsigned long long)info.a, rec.profile, mem, rec.workspace);
 		else
-			printf("%-20s %-8s %8d %7llds %8s %-10s %8s %s\n", name, state, (int)rec.supervisor,
-			       (long long)time(NULL) - rec.created, idle, rec.profile, mem, rec.workspace);
+			printf("%-20s %-8s %8d %7llds %8s %-10s %8s %s\n", name, state,
+			       (int)rec.supervisor, (long long)time(NULL) - rec.created, idle,
+			       rec.profile, mem, rec.workspace);
 		count++;
 	}
 	closedir(d);
@@ -338,7 +342,8 @@ static int stop_session(const char *name, struct kj_err *err)
 	if (session_check_name(name, err))
 		return -EINVAL;
 	if (session_record_read(name, &rec, err))
-		return kj_fail(err, "session", 0, "kjail ls lists your sessions", "no session '%s'", name);
+		return kj_fail(err, "session", 0, "kjail ls lists your sessions", "no session '%s'",
+			       name);
 	if (!strcmp(rec.state, "running") && session_supervisor_alive(&rec)) {
 		(void)ask(name, SESSION_STOP, &r);
 		/* The supervisor frees the cgroup and marks the record. */

@@ -7,8 +7,8 @@
 
 #include "runtime/session.h"
 
-int session_send(int sock, const struct session_msg_hdr *hdr, const char *payload,
-		 size_t len, const int *fds, int nfds)
+int session_send(int sock, const struct session_msg_hdr *hdr, const char *payload, size_t len,
+		 const int *fds, int nfds)
 {
 	struct iovec iov[2] = {
 		{.iov_base = (void *)hdr, .iov_len = sizeof(*hdr)},
@@ -39,8 +39,8 @@ int session_send(int sock, const struct session_msg_hdr *hdr, const char *payloa
 	return 0;
 }
 
-int session_recv(int sock, struct session_msg_hdr *hdr, char *payload, size_t *len,
-		 int *fds, int *nfds)
+int session_recv(int sock, struct session_msg_hdr *hdr, char *payload, size_t *len, int *fds,
+		 int *nfds)
 {
 	struct iovec iov[2] = {
 		{.iov_base = hdr, .iov_len = sizeof(*hdr)},
@@ -51,8 +51,10 @@ int session_recv(int sock, struct session_msg_hdr *hdr, char *payload, size_t *l
 		struct cmsghdr align;
 	} u;
 	struct msghdr msg = {
-		.msg_iov = iov, .msg_iovlen = payload ? 2 : 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+		.msg_iov = iov,
+		.msg_iovlen = payload ? 2 : 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
 	};
 	ssize_t n;
 

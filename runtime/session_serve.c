@@ -306,8 +306,10 @@ void session_serve(struct sandbox *sb, int listenfd)
 		/* Check for idleness a few times per idle period. */
 		uint64_t tick = idle / 4 ? idle / 4 : 1;
 		struct itimerspec its = {
-			.it_value = {.tv_sec = (time_t)(tick / 1000), .tv_nsec = (long)(tick % 1000) * 1000000L},
-			.it_interval = {.tv_sec = (time_t)(tick / 1000), .tv_nsec = (long)(tick % 1000) * 1000000L},
+			.it_value = {.tv_sec = (time_t)(tick / 1000),
+				     .tv_nsec = (long)(tick % 1000) * 1000000L},
+			.it_interval = {.tv_sec = (time_t)(tick / 1000),
+					.tv_nsec = (long)(tick % 1000) * 1000000L},
 		};
 		timerfd_settime(tfd, 0, &its, NULL);
 	}
@@ -331,7 +333,8 @@ void session_serve(struct sandbox *sb, int listenfd)
 		pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = sb->ctl[0], .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = tfd, .events = POLLIN};
-		pfd[n++] = (struct pollfd){.fd = nconns < MAX_CONNS ? listenfd : -1, .events = POLLIN};
+		pfd[n++] =
+			(struct pollfd){.fd = nconns < MAX_CONNS ? listenfd : -1, .events = POLLIN};
 		for (int i = 0; i < nconns; i++)
 			pfd[n++] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
 		if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR)
@@ -351,7 +354,8 @@ void session_serve(struct sandbox *sb, int listenfd)
 		if (pfd[2].revents) {
 			uint64_t ticks;
 			(void)!read(tfd, &ticks, sizeof(ticks));
-			if (idle && running_execs() == 0 && now_ms() - last_activity_ms >= (long long)idle)
+			if (idle && running_execs() == 0 &&
+			    now_ms() - last_activity_ms >= (long long)idle)
 				_exit(0);
 		}
 		if (pfd[3].revents) {

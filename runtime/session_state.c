@@ -26,9 +26,10 @@ int session_check_name(const char *name, struct kj_err *err)
 	for (size_t i = 1; ok && i < n; i++)
 		ok = isalnum((unsigned char)name[i]) || strchr("_.-", name[i]);
 	if (!ok)
-		return kj_fail(err, "session", 0,
-			       "a name is 1 to 64 of A-Z a-z 0-9 _ . -, starting with a letter or digit",
-			       "invalid session name '%.80s'", name);
+		return kj_fail(
+			err, "session", 0,
+			"a name is 1 to 64 of A-Z a-z 0-9 _ . -, starting with a letter or digit",
+			"invalid session name '%.80s'", name);
 	return 0;
 }
 
@@ -42,7 +43,8 @@ static int ensure_private_dir(const char *dir, bool create, struct kj_err *err)
 		return kj_fail(err, "session", errno, NULL, "create %s", dir);
 	if (lstat(dir, &st) < 0) {
 		if (errno == ENOENT) {
-			kj_fail(err, "session", 0, "kjail create NAME makes one", "no sessions yet (%s)", dir);
+			kj_fail(err, "session", 0, "kjail create NAME makes one",
+				"no sessions yet (%s)", dir);
 			return -ENOENT;
 		}
 		return kj_fail(err, "session", errno, NULL, "%s", dir);
@@ -79,8 +81,7 @@ int session_dir_create(char *buf, size_t len, struct kj_err *err)
 	return state_dir(buf, len, true, err);
 }
 
-int session_path(char *buf, size_t len, const char *name, const char *suffix,
-		 struct kj_err *err)
+int session_path(char *buf, size_t len, const char *name, const char *suffix, struct kj_err *err)
 {
 	char dir[256];
 	int n;
@@ -104,8 +105,9 @@ int session_record_write(const struct session_record *rec, struct kj_err *err)
 	f = fopen(tmp, "we");
 	if (!f)
 		return kj_fail(err, "session", errno, NULL, "write %s", tmp);
-	fprintf(f, "supervisor=%d\ncreated=%lld\nstate=%s\nworkspace=%s\nprofile=%s\ncgroup=%s\nidle_ms=%llu\n"
-		   "timeout_ms=%llu\nkill_grace_ms=%llu\noutput_limit=%llu\n",
+	fprintf(f,
+		"supervisor=%d\ncreated=%lld\nstate=%s\nworkspace=%s\nprofile=%s\ncgroup=%s\nidle_ms=%llu\n"
+		"timeout_ms=%llu\nkill_grace_ms=%llu\noutput_limit=%llu\n",
 		(int)rec->supervisor, rec->created, rec->state, rec->workspace, rec->profile,
 		rec->cgroup, (unsigned long long)rec->idle_ms, (unsigned long long)rec->timeout_ms,
 		(unsigned long long)rec->kill_grace_ms, (unsigned long long)rec->output_limit);
@@ -126,7 +128,8 @@ int session_record_read(const char *name, struct session_record *rec, struct kj_
 		return -EINVAL;
 	f = fopen(path, "re");
 	if (!f)
-		return errno == ENOENT ? -ENOENT : kj_fail(err, "session", errno, NULL, "read %s", path);
+		return errno == ENOENT ? -ENOENT
+				       : kj_fail(err, "session", errno, NULL, "read %s", path);
 	snprintf(rec->name, sizeof(rec->name), "%s", name);
 	while (fgets(line, sizeof(line), f)) {
 		char *eq = strchr(line, '='), *v;

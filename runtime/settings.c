@@ -30,19 +30,20 @@ static int read_settings(const char *path, enum conf_trust trust, struct kj_line
 		return rc;
 	for (size_t i = 0; i < out->n; i++)
 		if (!strcmp(out->v[i].name, "include"))
-			return kj_fail(err, "settings", 0, "settings choose a profile with 'profile NAME'",
-				       "%s:%u: include is for profiles", out->v[i].file, out->v[i].lineno);
+			return kj_fail(
+				err, "settings", 0, "settings choose a profile with 'profile NAME'",
+				"%s:%u: include is for profiles", out->v[i].file, out->v[i].lineno);
 	return 0;
 }
 
-static int read_sources(struct kj_lines layers[L_COUNT], struct kj_sources *src,
-			struct kj_err *err)
+static int read_sources(struct kj_lines layers[L_COUNT], struct kj_sources *src, struct kj_err *err)
 {
 	const char *home = conf_home(), *env = getenv("KJAIL_PROFILE");
 	char path[PATH_MAX];
 	int rc;
 
-	if ((rc = read_settings(KJ_ETC "/settings", CONF_SYSTEM, &layers[L_SYSTEM], &src->files, err)))
+	if ((rc = read_settings(KJ_ETC "/settings", CONF_SYSTEM, &layers[L_SYSTEM], &src->files,
+				err)))
 		return rc;
 	if (home) {
 		snprintf(path, sizeof(path), "%s/%s/settings", home, KJ_USER_DIR);
@@ -86,9 +87,10 @@ static int choose_profile(struct kj_lines layers[L_COUNT], int *chosen, struct k
 		src->profile_from = "built-in default";
 		return profile_load("default", "--profile", &src->profile, &src->files, err);
 	}
-	src->profile_from = strdup(pick->file ? line_source(pick, from, sizeof(from)) : "--profile");
-	if ((rc = profile_load(pick->value ? pick->value : "", "--profile", &src->profile, &src->files,
-			       err)))
+	src->profile_from =
+		strdup(pick->file ? line_source(pick, from, sizeof(from)) : "--profile");
+	if ((rc = profile_load(pick->value ? pick->value : "", "--profile", &src->profile,
+			       &src->files, err)))
 		line_error(pick, err);
 	return rc;
 }
@@ -165,10 +167,11 @@ static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj
 				       f->v[i].shown, cfg->workspace.src);
 		for (size_t b = 0; b < cfg->nbinds; b++)
 			if (cfg->binds[b].writable && path_covers(cfg->binds[b].src, real))
-				return kj_fail(err, "settings", 0,
-					       "keep configuration in ~/.config/kjail or /etc/kjail",
-					       "%s is inside --rw %s, which the sandbox can write",
-					       f->v[i].shown, cfg->binds[b].src);
+				return kj_fail(
+					err, "settings", 0,
+					"keep configuration in ~/.config/kjail or /etc/kjail",
+					"%s is inside --rw %s, which the sandbox can write",
+					f->v[i].shown, cfg->binds[b].src);
 	}
 	return 0;
 }
@@ -183,13 +186,15 @@ int settings_load(int argc, char **argv, bool need_command, struct kj_config *cf
 	rc = cli_parse_exec(argc, argv, need_command, &layers[L_FLAGS], &cfg->argv, err);
 	if (rc)
 		return rc;
-	if ((rc = read_sources(layers, src, err)) || (rc = choose_profile(layers, &chosen, src, err)) ||
+	if ((rc = read_sources(layers, src, err)) ||
+	    (rc = choose_profile(layers, &chosen, src, err)) ||
 	    (rc = apply_layers(cfg, layers, chosen, src, err)))
 		return rc;
 	if ((rc = config_finish(cfg, err)) || (rc = env_file_load(cfg, &src->files, err)) ||
 	    (rc = check_files_out_of_reach(cfg, &src->files, err)))
 		return rc;
-	if ((rc = policy_load(&src->policy, err)) || (rc = policy_enforce(&src->policy, cfg, src, err)))
+	if ((rc = policy_load(&src->policy, err)) ||
+	    (rc = policy_enforce(&src->policy, cfg, src, err)))
 		return rc;
 	return 0;
 }

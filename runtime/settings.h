@@ -28,7 +28,8 @@
 
 struct kj_sources {
 	struct kj_profile profile;
-	const char *profile_from; /* "--profile", "KJAIL_PROFILE", "~/.config/kjail/settings:2", "built-in default" */
+	const char *profile_from;   /* "--profile", "KJAIL_PROFILE", "~/.config/kjail/settings:2",
+				       "built-in default" */
 	struct kj_conf_files files; /* settings and profile files looked at */
 	struct kj_policy policy;
 	struct {

@@ -30,8 +30,10 @@ int stdio_fd_check(int fd, const char *name, struct kj_err *err)
 	 * host's own mounts: openat(fd, "..") walks the host's file system
 	 * from inside (the CVE-2024-21626 class, through stdio). */
 	if ((fl >= 0 && (fl & O_PATH)) || (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)))
-		return kj_fail(err, "stdio", 0, "redirect from a file, a pipe or /dev/null",
-			       "%s is a directory: it would open the host's file system to the command", name);
+		return kj_fail(
+			err, "stdio", 0, "redirect from a file, a pipe or /dev/null",
+			"%s is a directory: it would open the host's file system to the command",
+			name);
 	return 0;
 }
 
@@ -97,7 +99,8 @@ void stdio_resize(struct stdio_plan *io)
 
 int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err)
 {
-	struct kj_config none = {0}, capped = {.output_limited = io->limited, .output_limit = io->limit};
+	struct kj_config none = {0},
+			 capped = {.output_limited = io->limited, .output_limit = io->limit};
 	int out = io->child_fd[1] == -1 ? 1 : (io->term_fd >= 0 ? io->term_fd : 1);
 
 	io->master = master;
@@ -108,7 +111,8 @@ int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err)
 		(void)tcsetattr(master, TCSANOW, &io->saved);
 		cfmakeraw(&raw);
 		if (tcsetattr(io->term_fd, TCSADRAIN, &raw) < 0)
-			return kj_fail(err, "tty", errno, "use --no-tty", "set the terminal to raw mode");
+			return kj_fail(err, "tty", errno, "use --no-tty",
+				       "set the terminal to raw mode");
 		io->raw = true;
 	}
 	stdio_resize(io);

@@ -17,7 +17,7 @@
 #include "runtime/error.h"
 
 struct relay {
-	int from, to;	  /* parent-side fds */
+	int from, to;     /* parent-side fds */
 	const char *name; /* "stdout", "stderr"; NULL for input */
 	bool capped, open, to_pty;
 	uint64_t limit, passed, dropped;
@@ -29,11 +29,11 @@ struct stdio_plan {
 	int child_only[3]; /* fds only the child needs (closed in the parent) */
 	struct relay relays[3];
 	int nrelays;
-	int master;	   /* pty master in the parent, or -1 */
-	int term_fd;	   /* the caller's terminal (for raw mode and size) */
+	int master;  /* pty master in the parent, or -1 */
+	int term_fd; /* the caller's terminal (for raw mode and size) */
 	bool raw;
 	struct termios saved;
-	bool limited;	   /* --output-limit, for the pty's relay too */
+	bool limited; /* --output-limit, for the pty's relay too */
 	uint64_t limit;
 };
 

@@ -78,7 +78,8 @@ int supervise(struct sandbox *sb)
 			/* Output relays run until end of file even after the
 			 * sandbox ended, so its last bytes are not lost. */
 			bool want = r->open && (r->name || !exited);
-			pfd[P_RELAY + i] = (struct pollfd){.fd = want ? r->from : -1, .events = POLLIN};
+			pfd[P_RELAY + i] =
+				(struct pollfd){.fd = want ? r->from : -1, .events = POLLIN};
 			relays_open |= want && r->name;
 		}
 		if (exited && !relays_open)

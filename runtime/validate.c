@@ -48,14 +48,16 @@ int parse_size(const char *opt, const char *s, uint64_t *out, struct kj_err *err
 				goto bad;
 		}
 		if (v > UINT64_MAX / mul)
-			return kj_fail(err, "option", ERANGE, "the largest size is 16E", "--%s %s", opt, s);
+			return kj_fail(err, "option", ERANGE, "the largest size is 16E", "--%s %s",
+				       opt, s);
 		*out = v * mul;
 		return 0;
 	}
 bad:
-	return kj_fail(err, "option", 0,
-		       "a size is a number of bytes with an optional K, M, G or T suffix: 200000, 64M, 1G",
-		       "--%s: invalid size '%s'", opt, s);
+	return kj_fail(
+		err, "option", 0,
+		"a size is a number of bytes with an optional K, M, G or T suffix: 200000, 64M, 1G",
+		"--%s: invalid size '%s'", opt, s);
 }
 
 int parse_duration(const char *opt, const char *s, uint64_t *ms, struct kj_err *err)
@@ -96,9 +98,10 @@ int parse_duration(const char *opt, const char *s, uint64_t *ms, struct kj_err *
 	*ms = w * mul + f;
 	return 0;
 bad:
-	return kj_fail(err, "option", 0,
-		       "a duration is a number with an optional unit: 500ms, 30s, 1.5s, 2m, 1h; a bare number is seconds",
-		       "--%s: invalid duration '%s'", opt, s);
+	return kj_fail(
+		err, "option", 0,
+		"a duration is a number with an optional unit: 500ms, 30s, 1.5s, 2m, 1h; a bare number is seconds",
+		"--%s: invalid duration '%s'", opt, s);
 }
 
 void format_duration(uint64_t ms, char *buf, size_t len)
@@ -141,7 +144,8 @@ int parse_user(const char *opt, const char *s, uid_t *uid, gid_t *gid, struct kj
 		*gid = account_by_uid(id, &acct) == 0 ? acct.gid : id;
 	} else {
 		if (account_by_name(name, &acct))
-			return kj_fail(err, "option", 0, "give a numeric uid or an existing user name",
+			return kj_fail(err, "option", 0,
+				       "give a numeric uid or an existing user name",
 				       "--%s: no such user '%s'", opt, name);
 		*uid = acct.uid;
 		*gid = acct.gid;
@@ -150,7 +154,8 @@ int parse_user(const char *opt, const char *s, uid_t *uid, gid_t *gid, struct kj
 		if (parse_id(colon + 1, strlen(colon + 1), &id) == 0)
 			*gid = id;
 		else if (group_by_name(colon + 1, gid))
-			return kj_fail(err, "option", 0, "give a numeric gid or an existing group name",
+			return kj_fail(err, "option", 0,
+				       "give a numeric gid or an existing group name",
 				       "--%s: no such group '%s'", opt, colon + 1);
 	}
 	return 0;
@@ -167,7 +172,8 @@ int parse_enum(const char *opt, const char *s, const char *const *names, struct 
 	for (int i = 0; names[i]; i++) {
 		if (!strcasecmp(s, names[i]))
 			return i;
-		n += (size_t)snprintf(valid + n, sizeof(valid) - n, "%s%s", i ? ", " : "", names[i]);
+		n += (size_t)snprintf(valid + n, sizeof(valid) - n, "%s%s", i ? ", " : "",
+				      names[i]);
 		if (n >= sizeof(valid))
 			n = sizeof(valid) - 1;
 	}
@@ -185,7 +191,8 @@ int check_env_name(const char *opt, const char *s, size_t len, struct kj_err *er
 	for (size_t i = 1; ok && i < len; i++)
 		ok = isalnum((unsigned char)s[i]) || s[i] == '_';
 	if (!ok)
-		return kj_fail(err, "option", 0, "a name is letters, digits and _, not starting with a digit",
+		return kj_fail(err, "option", 0,
+			       "a name is letters, digits and _, not starting with a digit",
 			       "--%s: invalid variable name '%.*s'", opt, (int)len, s);
 	return 0;
 }
@@ -242,6 +249,7 @@ int parse_cpus(const char *opt, const char *s, uint64_t *quota_us, struct kj_err
 		goto bad;
 	return 0;
 bad:
-	return kj_fail(err, "option", 0, "give a number of CPUs such as 0.5, 2 or max (at least 0.01)",
+	return kj_fail(err, "option", 0,
+		       "give a number of CPUs such as 0.5, 2 or max (at least 0.01)",
 		       "--%s: invalid value '%s'", opt, s);
 }

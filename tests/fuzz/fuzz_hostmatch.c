@@ -18,8 +18,8 @@ static bool name_ok(const char *s)
 	if (n > HM_NAME_MAX)
 		return false;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '.' || *s == '-' ||
-		      *s == '_'))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '.' ||
+		      *s == '-' || *s == '_'))
 			return false;
 	return true;
 }

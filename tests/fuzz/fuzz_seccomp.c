@@ -1,8 +1,8 @@
 /* The seccomp policy compiler as a run uses it for a user's --seccomp
  * file (kj_seccomp_compile_bounded: parsed here, compiled by libseccomp in
  * a child under a CPU limit, so a pathological shape is an error, not a
- * fuzzer timeout; a crash of the child fails the assertion below). A policy that compiles must give a loadable
- * program and print as C; nothing may leak, whatever the error path. */
+ * fuzzer timeout; a crash of the child fails the assertion below). A policy that compiles must give
+ * a loadable program and print as C; nothing may leak, whatever the error path. */
 #include <stdio.h>
 
 #include "runtime/seccomp.h"

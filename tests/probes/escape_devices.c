@@ -8,10 +8,11 @@
 int main(void)
 {
 	static const char *const nodes[] = {
-		"/dev/sda",	 "/dev/vda",	"/dev/nvme0n1",	  "/dev/xvda",	"/dev/dm-0",
-		"/dev/mem",	 "/dev/kmsg",	"/dev/console",	  "/dev/tty0",	"/dev/tty1",
-		"/dev/loop0",	 "/dev/loop-control", "/dev/fuse", "/dev/net/tun", "/dev/autofs",
-		"/dev/cpu/0/msr", "/dev/hpet",	"/dev/rtc0",	  "/dev/input/event0", "/dev/vsock",
+		"/dev/sda",  "/dev/vda",     "/dev/nvme0n1",      "/dev/xvda",
+		"/dev/dm-0", "/dev/mem",     "/dev/kmsg",         "/dev/console",
+		"/dev/tty0", "/dev/tty1",    "/dev/loop0",        "/dev/loop-control",
+		"/dev/fuse", "/dev/net/tun", "/dev/autofs",       "/dev/cpu/0/msr",
+		"/dev/hpet", "/dev/rtc0",    "/dev/input/event0", "/dev/vsock",
 	};
 	int fd;
 

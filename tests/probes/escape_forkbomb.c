@@ -15,7 +15,8 @@ int main(int argc, char **argv)
 
 	if (argc != 3 || (max = atoi(argv[2])) <= 0)
 		BROKEN("usage: escape_forkbomb MARKER MAX");
-	count = mmap(NULL, sizeof(*count), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	count = mmap(NULL, sizeof(*count), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		     0);
 	if (count == MAP_FAILED)
 		BROKEN("mmap: %s", errname(errno));
 	signal(SIGTERM, SIG_IGN);

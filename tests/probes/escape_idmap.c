@@ -33,6 +33,6 @@ int main(void)
 	e3 = errno;
 	if (uid != 0 && setuid(0) == 0)
 		ESCAPED("setuid(0) succeeded for uid %u", (unsigned)uid);
-	CONTAINED("uid_map: %s; gid_map: %s; setgroups: %s; setuid(0): %s", errname(e1), errname(e2),
-		  errname(e3), uid ? errname(errno) : "already 0");
+	CONTAINED("uid_map: %s; gid_map: %s; setgroups: %s; setuid(0): %s", errname(e1),
+		  errname(e2), errname(e3), uid ? errname(errno) : "already 0");
 }

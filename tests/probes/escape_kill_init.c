@@ -11,7 +11,7 @@
 
 int main(void)
 {
-	static const int sigs[] = {SIGKILL, SIGTERM, SIGINT, SIGHUP, SIGQUIT,
+	static const int sigs[] = {SIGKILL, SIGTERM, SIGINT,  SIGHUP, SIGQUIT,
 				   SIGSEGV, SIGABRT, SIGUSR1, SIGSTOP};
 	struct timespec ms100 = {0, 100 * 1000 * 1000};
 	long pidfd = syscall(SYS_pidfd_open, 1, 0);

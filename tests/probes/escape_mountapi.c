@@ -17,7 +17,8 @@ int main(void)
 	if (r == 0)
 		ESCAPED("mount_setattr cleared read-only on /");
 	e1 = errno;
-	r = syscall(SYS_open_tree, AT_FDCWD, "/", OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC);
+	r = syscall(SYS_open_tree, AT_FDCWD, "/",
+		    OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC);
 	if (r >= 0)
 		ESCAPED("open_tree(/, OPEN_TREE_CLONE) succeeded");
 	e2 = errno;

@@ -15,7 +15,8 @@ int main(void)
 	struct {
 		struct nlmsghdr h;
 		char text[32];
-	} msg = {.h = {.nlmsg_len = sizeof(msg), .nlmsg_type = AUDIT_USER,
+	} msg = {.h = {.nlmsg_len = sizeof(msg),
+		       .nlmsg_type = AUDIT_USER,
 		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK}};
 	char buf[4096];
 	struct nlmsghdr *h = (struct nlmsghdr *)buf;

@@ -53,6 +53,7 @@ int main(int argc, char **argv)
 		NOTE("chmod(06755): %s", errname(errno));
 	hits += planted(b, "chmod(06755)");
 	if (hits)
-		ESCAPED("planted %d setuid/setgid-root file(s) in the host directory %s", hits, argv[1]);
+		ESCAPED("planted %d setuid/setgid-root file(s) in the host directory %s", hits,
+			argv[1]);
 	CONTAINED("no setuid/setgid-root file can be left in %s", argv[1]);
 }

@@ -40,15 +40,18 @@ int main(int argc, char **argv)
 			continue;
 		f = openat(top, argv[1] + 1, O_RDONLY | O_CLOEXEC);
 		if (f < 0) {
-			NOTE("fd %d is a directory; %s from its top: %s", fd, argv[1], errname(errno));
+			NOTE("fd %d is a directory; %s from its top: %s", fd, argv[1],
+			     errname(errno));
 			continue;
 		}
 		n = read(f, buf, sizeof(buf) - 1);
 		close(f);
 		buf[n > 0 ? n : 0] = '\0';
 		if (n > 0 && strstr(buf, argv[2]))
-			ESCAPED("read the masked %s through the host directory on fd %d", argv[1], fd);
-		NOTE("fd %d is a directory; %s from its top reads %zd bytes, no secret", fd, argv[1], n);
+			ESCAPED("read the masked %s through the host directory on fd %d", argv[1],
+				fd);
+		NOTE("fd %d is a directory; %s from its top reads %zd bytes, no secret", fd,
+		     argv[1], n);
 	}
 	if (!dirs)
 		CONTAINED("no standard fd is a directory");

@@ -40,8 +40,8 @@ int main(int argc, char **argv)
 		if (n < 0)
 			ESCAPED("TIOCSTI pushed the whole line into the terminal on %s",
 				i < 3 ? "a standard fd" : "/dev/tty");
-		NOTE("%s%d: TIOCSTI after %d bytes: %s", i < 3 ? "fd " : "/dev/tty as fd ", fds[i], n,
-		     errname(err));
+		NOTE("%s%d: TIOCSTI after %d bytes: %s", i < 3 ? "fd " : "/dev/tty as fd ", fds[i],
+		     n, errname(err));
 	}
 	if (!ttys)
 		CONTAINED("no terminal reaches the sandbox (fds 0-2 are not ttys, no /dev/tty)");

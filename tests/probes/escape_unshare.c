@@ -15,8 +15,8 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int flag;
-	} ns[] = {{"user", CLONE_NEWUSER}, {"mnt", CLONE_NEWNS},	 {"net", CLONE_NEWNET},
-		  {"pid", CLONE_NEWPID},   {"ipc", CLONE_NEWIPC},	 {"uts", CLONE_NEWUTS},
+	} ns[] = {{"user", CLONE_NEWUSER},     {"mnt", CLONE_NEWNS},   {"net", CLONE_NEWNET},
+		  {"pid", CLONE_NEWPID},       {"ipc", CLONE_NEWIPC},  {"uts", CLONE_NEWUTS},
 		  {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME}};
 
 	for (size_t i = 0; argc == 2 && i < sizeof(ns) / sizeof(ns[0]); i++) {

@@ -10,7 +10,10 @@ int main(void)
 {
 	long r, nr = 0x40000000L | 272; /* x32 unshare */
 
-	__asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"((long)CLONE_NEWUSER) : "rcx", "r11", "memory");
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(nr), "D"((long)CLONE_NEWUSER)
+			 : "rcx", "r11", "memory");
 	if (r == 0)
 		ESCAPED("x32 unshare(CLONE_NEWUSER) succeeded");
 	CONTAINED("x32 unshare(CLONE_NEWUSER) returned %s (not killed by the filter)",

@@ -47,10 +47,7 @@
 
 #define HI (1UL << 32) /* upper bits the kernel ignores in an int */
 
-static long sys_result(long r)
-{
-	return r == -1 ? -errno : r;
-}
+static long sys_result(long r) { return r == -1 ? -errno : r; }
 #define SC(...) sys_result(syscall(__VA_ARGS__))
 
 /* A socket of this kind: 0 if made (and closed), or -errno. */
@@ -171,7 +168,7 @@ static long n_modify_ldt(void)
 	return SC(SYS_modify_ldt, 0, buf, sizeof(buf)); /* read: harmless */
 }
 
-static long n_memfd_secret(void) { return SC(SYS_memfd_secret, 0x40000000); } /* bad flags */
+static long n_memfd_secret(void) { return SC(SYS_memfd_secret, 0x40000000); }  /* bad flags */
 static long n_cachestat(void) { return SC(SYS_cachestat, -1, NULL, NULL, 0); } /* EBADF */
 
 /* --- strict only: allowed by default, left out of the allow-list */
@@ -179,7 +176,7 @@ static long x_vmsplice(void)
 {
 	int p[2];
 	char c = 'x';
-	struct iovec iov = { &c, 1 };
+	struct iovec iov = {&c, 1};
 	long r;
 
 	if (pipe(p) < 0)
@@ -262,72 +259,77 @@ struct check {
 #define DENIED_STRICT EPERM
 
 static const struct check checks[] = {
-	{ "socket(AF_UNIX)", s_unix, ALLOWED, ALLOWED, 0 },
-	{ "socket(AF_INET)", s_inet, ALLOWED, ALLOWED, 0 },
-	{ "socket(AF_INET6)", s_inet6, ALLOWED, ALLOWED, 0 },
-	{ "socket(AF_NETLINK, NETLINK_ROUTE)", s_route, ALLOWED, ALLOWED, 0 },
-	{ "socket(AF_PACKET)", s_packet, FAM, EPERM, 0 },
-	{ "socket(1<<32|AF_PACKET)", s_packet_hi, FAM, EPERM, 0 },
-	{ "socket(AF_VSOCK)", s_vsock, FAM, EPERM, 0 },
-	{ "socket(AF_ALG)", s_alg, FAM, EPERM, 0 },
-	{ "socket(AF_KEY)", s_key, FAM, EPERM, 0 },
-	{ "socket(AF_BLUETOOTH)", s_bluetooth, FAM, EPERM, 0 },
-	{ "socket(AF_CAN)", s_can, FAM, EPERM, 0 },
-	{ "socket(AF_TIPC)", s_tipc, FAM, EPERM, 0 },
-	{ "socket(AF_RDS)", s_rds, FAM, EPERM, 0 },
-	{ "socket(AF_LLC)", s_llc, FAM, EPERM, 0 },
-	{ "socket(AF_NFC)", s_nfc, FAM, EPERM, 0 },
-	{ "socket(AF_XDP)", s_xdp, FAM, EPERM, 0 },
-	{ "socket(AF_MCTP)", s_mctp, FAM, EPERM, 0 },
-	{ "socket(AF_KCM)", s_kcm, FAM, EPERM, 0 },
-	{ "socket(AF_RXRPC)", s_rxrpc, FAM, EPERM, 0 },
-	{ "socket(AF_SMC)", s_smc, FAM, EPERM, 0 },
-	{ "socket(AF_X25)", s_x25, FAM, EPERM, 0 },
-	{ "socket(AF_APPLETALK)", s_appletalk, FAM, EPERM, 0 },
-	{ "socket(AF_NETLINK, NETLINK_SOCK_DIAG)", s_diag, PROTO, EPERM, 0 },
-	{ "socket(AF_NETLINK, 1<<32|NETLINK_SOCK_DIAG)", s_diag_hi, PROTO, EPERM, 0 },
-	{ "socket(AF_NETLINK, NETLINK_AUDIT)", s_audit, PROTO, EPERM, 0 },
-	{ "socket(AF_NETLINK, NETLINK_KOBJECT_UEVENT)", s_uevent, PROTO, EPERM, 0 },
-	{ "socket(AF_NETLINK, NETLINK_NETFILTER)", s_netfilter, PROTO, EPERM, 0 },
-	{ "socket(AF_NETLINK, NETLINK_XFRM)", s_xfrm, PROTO, EPERM, 0 },
-	{ "socket(AF_NETLINK, NETLINK_GENERIC)", s_generic, PROTO, EPERM, 0 },
-	{ "socketpair(AF_UNIX)", sp_unix, ALLOWED, ALLOWED, 0 },
-	{ "socketpair(AF_TIPC)", sp_tipc, FAM, EPERM, 0 },
-	{ "prctl(PR_SET_MM)", p_set_mm, EPERM, EPERM, 0 },
-	{ "prctl(1<<32|PR_SET_MM)", p_set_mm_hi, EPERM, EPERM, 0 },
-	{ "prctl(PR_GET_DUMPABLE)", p_get_dumpable, ALLOWED, ALLOWED, 0 },
-	{ "prctl(PR_SET_NAME)", p_set_name, ALLOWED, ALLOWED, 1 },
-	{ "ioctl(TIOCSETD)", i_tiocsetd, EPERM, EPERM, 0 },
-	{ "ioctl(1<<32|TIOCSETD)", i_tiocsetd_hi, EPERM, EPERM, 0 },
-	{ "ioctl(TIOCSTI)", i_tiocsti, EPERM, EPERM, 0 },
-	{ "ioctl(1<<32|TIOCSTI)", i_tiocsti_hi, EPERM, EPERM, 0 },
-	{ "ioctl(TIOCLINUX)", i_tioclinux, EPERM, EPERM, 0 },
-	{ "ioctl(FIONREAD)", i_fionread, ALLOWED, ALLOWED, 0 },
-	{ "ioctl(TCGETS) on /dev/null", i_tcgets, ENOTTY, ENOTTY, 0 },
-	{ "process_madvise", n_process_madvise, EPERM, EPERM, 0 },
-	{ "move_pages", n_move_pages, EPERM, EPERM, 0 },
-	{ "migrate_pages", n_migrate_pages, EPERM, EPERM, 0 },
-	{ "modify_ldt", n_modify_ldt, EPERM, EPERM, 0 },
-	{ "memfd_secret", n_memfd_secret, EPERM, EPERM, 0 },
-	{ "cachestat", n_cachestat, EPERM, EPERM, 0 },
-	{ "vmsplice", x_vmsplice, ALLOWED, DENIED_STRICT, 0 },
-	{ "io_setup", x_io_setup, ALLOWED, DENIED_STRICT, 0 },
-	{ "mq_open", x_mq_open, ALLOWED, DENIED_STRICT, 0 },
-	{ "fork", c_fork, ALLOWED, ALLOWED, 0 },
-	{ "pthread_create", c_thread, ALLOWED, ALLOWED, 0 },
-	{ "clone(CLONE_NEWUSER)", c_clone_newuser, EPERM, EPERM, 0 },
-	{ "clone3", c_clone3, ENOSYS, ENOSYS, 0 },
-	{ "personality(PER_BSD)", c_pers_bsd, EPERM, EPERM, 1 },
-	{ "personality(0xffffffff)", c_pers_query, ALLOWED, ALLOWED, 0 },
+	{"socket(AF_UNIX)", s_unix, ALLOWED, ALLOWED, 0},
+	{"socket(AF_INET)", s_inet, ALLOWED, ALLOWED, 0},
+	{"socket(AF_INET6)", s_inet6, ALLOWED, ALLOWED, 0},
+	{"socket(AF_NETLINK, NETLINK_ROUTE)", s_route, ALLOWED, ALLOWED, 0},
+	{"socket(AF_PACKET)", s_packet, FAM, EPERM, 0},
+	{"socket(1<<32|AF_PACKET)", s_packet_hi, FAM, EPERM, 0},
+	{"socket(AF_VSOCK)", s_vsock, FAM, EPERM, 0},
+	{"socket(AF_ALG)", s_alg, FAM, EPERM, 0},
+	{"socket(AF_KEY)", s_key, FAM, EPERM, 0},
+	{"socket(AF_BLUETOOTH)", s_bluetooth, FAM, EPERM, 0},
+	{"socket(AF_CAN)", s_can, FAM, EPERM, 0},
+	{"socket(AF_TIPC)", s_tipc, FAM, EPERM, 0},
+	{"socket(AF_RDS)", s_rds, FAM, EPERM, 0},
+	{"socket(AF_LLC)", s_llc, FAM, EPERM, 0},
+	{"socket(AF_NFC)", s_nfc, FAM, EPERM, 0},
+	{"socket(AF_XDP)", s_xdp, FAM, EPERM, 0},
+	{"socket(AF_MCTP)", s_mctp, FAM, EPERM, 0},
+	{"socket(AF_KCM)", s_kcm, FAM, EPERM, 0},
+	{"socket(AF_RXRPC)", s_rxrpc, FAM, EPERM, 0},
+	{"socket(AF_SMC)", s_smc, FAM, EPERM, 0},
+	{"socket(AF_X25)", s_x25, FAM, EPERM, 0},
+	{"socket(AF_APPLETALK)", s_appletalk, FAM, EPERM, 0},
+	{"socket(AF_NETLINK, NETLINK_SOCK_DIAG)", s_diag, PROTO, EPERM, 0},
+	{"socket(AF_NETLINK, 1<<32|NETLINK_SOCK_DIAG)", s_diag_hi, PROTO, EPERM, 0},
+	{"socket(AF_NETLINK, NETLINK_AUDIT)", s_audit, PROTO, EPERM, 0},
+	{"socket(AF_NETLINK, NETLINK_KOBJECT_UEVENT)", s_uevent, PROTO, EPERM, 0},
+	{"socket(AF_NETLINK, NETLINK_NETFILTER)", s_netfilter, PROTO, EPERM, 0},
+	{"socket(AF_NETLINK, NETLINK_XFRM)", s_xfrm, PROTO, EPERM, 0},
+	{"socket(AF_NETLINK, NETLINK_GENERIC)", s_generic, PROTO, EPERM, 0},
+	{"socketpair(AF_UNIX)", sp_unix, ALLOWED, ALLOWED, 0},
+	{"socketpair(AF_TIPC)", sp_tipc, FAM, EPERM, 0},
+	{"prctl(PR_SET_MM)", p_set_mm, EPERM, EPERM, 0},
+	{"prctl(1<<32|PR_SET_MM)", p_set_mm_hi, EPERM, EPERM, 0},
+	{"prctl(PR_GET_DUMPABLE)", p_get_dumpable, ALLOWED, ALLOWED, 0},
+	{"prctl(PR_SET_NAME)", p_set_name, ALLOWED, ALLOWED, 1},
+	{"ioctl(TIOCSETD)", i_tiocsetd, EPERM, EPERM, 0},
+	{"ioctl(1<<32|TIOCSETD)", i_tiocsetd_hi, EPERM, EPERM, 0},
+	{"ioctl(TIOCSTI)", i_tiocsti, EPERM, EPERM, 0},
+	{"ioctl(1<<32|TIOCSTI)", i_tiocsti_hi, EPERM, EPERM, 0},
+	{"ioctl(TIOCLINUX)", i_tioclinux, EPERM, EPERM, 0},
+	{"ioctl(FIONREAD)", i_fionread, ALLOWED, ALLOWED, 0},
+	{"ioctl(TCGETS) on /dev/null", i_tcgets, ENOTTY, ENOTTY, 0},
+	{"process_madvise", n_process_madvise, EPERM, EPERM, 0},
+	{"move_pages", n_move_pages, EPERM, EPERM, 0},
+	{"migrate_pages", n_migrate_pages, EPERM, EPERM, 0},
+	{"modify_ldt", n_modify_ldt, EPERM, EPERM, 0},
+	{"memfd_secret", n_memfd_secret, EPERM, EPERM, 0},
+	{"cachestat", n_cachestat, EPERM, EPERM, 0},
+	{"vmsplice", x_vmsplice, ALLOWED, DENIED_STRICT, 0},
+	{"io_setup", x_io_setup, ALLOWED, DENIED_STRICT, 0},
+	{"mq_open", x_mq_open, ALLOWED, DENIED_STRICT, 0},
+	{"fork", c_fork, ALLOWED, ALLOWED, 0},
+	{"pthread_create", c_thread, ALLOWED, ALLOWED, 0},
+	{"clone(CLONE_NEWUSER)", c_clone_newuser, EPERM, EPERM, 0},
+	{"clone3", c_clone3, ENOSYS, ENOSYS, 0},
+	{"personality(PER_BSD)", c_pers_bsd, EPERM, EPERM, 1},
+	{"personality(0xffffffff)", c_pers_query, ALLOWED, ALLOWED, 0},
 };
 
 static const char *errname(long e)
 {
-	static const struct { int e; const char *name; } t[] = {
-#define E(x) { x, #x }
-		E(EPERM), E(ENOENT), E(ESRCH), E(EBADF), E(EAGAIN), E(ENOMEM), E(EACCES),
-		E(EFAULT), E(EINVAL), E(ENOTTY), E(ENOSYS), E(EOPNOTSUPP), E(EAFNOSUPPORT),
-		E(EPROTONOSUPPORT), E(ESOCKTNOSUPPORT), E(EPROTOTYPE), E(ENODEV),
+	static const struct {
+		int e;
+		const char *name;
+	} t[] = {
+#define E(x) {x, #x}
+		E(EPERM),        E(ENOENT),          E(ESRCH),           E(EBADF),
+		E(EAGAIN),       E(ENOMEM),          E(EACCES),          E(EFAULT),
+		E(EINVAL),       E(ENOTTY),          E(ENOSYS),          E(EOPNOTSUPP),
+		E(EAFNOSUPPORT), E(EPROTONOSUPPORT), E(ESOCKTNOSUPPORT), E(EPROTOTYPE),
+		E(ENODEV),
 #undef E
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
@@ -371,7 +373,8 @@ int main(int argc, char **argv)
 	char got[64];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc != 2 || (strcmp(argv[1], "default") && strcmp(argv[1], "strict") && strcmp(argv[1], "none"))) {
+	if (argc != 2 ||
+	    (strcmp(argv[1], "default") && strcmp(argv[1], "strict") && strcmp(argv[1], "none"))) {
 		fprintf(stderr, "usage: hardening default|strict|none\n");
 		return 2;
 	}

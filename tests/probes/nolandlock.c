@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { sizeof(insns) / sizeof(insns[0]), insns };
+	struct sock_fprog prog = {sizeof(insns) / sizeof(insns[0]), insns};
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: nolandlock CMD [ARG...]\n");

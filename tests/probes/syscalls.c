@@ -39,10 +39,7 @@
 
 /* Raw syscalls throughout: libc wrappers may pick another syscall
  * (settimeofday -> clock_settime, adjtimex -> clock_adjtime). */
-static long sys_result(long r)
-{
-	return r == -1 ? -errno : r;
-}
+static long sys_result(long r) { return r == -1 ? -errno : r; }
 #define SC(...) sys_result(syscall(__VA_ARGS__))
 
 typedef long (*probe_fn)(void);
@@ -140,19 +137,19 @@ static long t_chroot(void) { return SC(SYS_chroot, NOPATH); }
 static long t_open_tree(void) { return SC(SYS_open_tree, AT_FDCWD, NOPATH, 0); }
 static long t_open_tree_attr(void) { return SC(SYS_open_tree_attr, AT_FDCWD, NOPATH, 0, NULL, 0); }
 static long t_move_mount(void) { return SC(SYS_move_mount, AT_FDCWD, NOPATH, AT_FDCWD, NOPATH, 0); }
-static long t_fsopen(void) { return SC(SYS_fsopen, "kjail-probe-nofs", 0); } /* ENODEV */
+static long t_fsopen(void) { return SC(SYS_fsopen, "kjail-probe-nofs", 0); }    /* ENODEV */
 static long t_fsconfig(void) { return SC(SYS_fsconfig, -1, 0, "ro", NULL, 0); } /* EBADF */
 static long t_fsmount(void) { return SC(SYS_fsmount, -1, 0, 0); }
 static long t_fspick(void) { return SC(SYS_fspick, AT_FDCWD, NOPATH, 0); }
 static long t_mount_setattr(void) { return SC(SYS_mount_setattr, -1, "", 0, NULL, 0); }
 
 /* --- keys, bpf, perf, io_uring, userfaultfd */
-static long t_keyctl(void) { return SC(SYS_keyctl, 0x7fff, 0, 0, 0, 0); } /* EOPNOTSUPP */
+static long t_keyctl(void) { return SC(SYS_keyctl, 0x7fff, 0, 0, 0, 0); }       /* EOPNOTSUPP */
 static long t_add_key(void) { return SC(SYS_add_key, NULL, NULL, NULL, 0, 0); } /* EFAULT */
 static long t_request_key(void) { return SC(SYS_request_key, NULL, NULL, NULL, 0); }
-static long t_bpf(void) { return SC(SYS_bpf, 0x7fff, NULL, 0); } /* EINVAL */
+static long t_bpf(void) { return SC(SYS_bpf, 0x7fff, NULL, 0); }                 /* EINVAL */
 static long t_perf(void) { return SC(SYS_perf_event_open, NULL, 0, -1, -1, 0); } /* EFAULT */
-static long t_uring_setup(void) { return SC(SYS_io_uring_setup, 1, NULL); } /* EFAULT */
+static long t_uring_setup(void) { return SC(SYS_io_uring_setup, 1, NULL); }      /* EFAULT */
 static long t_uring_enter(void) { return SC(SYS_io_uring_enter, -1, 0, 0, 0, NULL, 0); }
 static long t_uring_register(void) { return SC(SYS_io_uring_register, -1, 0, NULL, 0); }
 static long t_userfaultfd(void) { return SC(SYS_userfaultfd, 0x40000000); } /* bad flags */
@@ -170,14 +167,14 @@ static long t_finit_module(void) { return SC(SYS_finit_module, -1, "", 0); }
 static long t_delete_module(void) { return SC(SYS_delete_module, "kjail_probe_none", 0); }
 static long t_kexec_load(void) { return SC(SYS_kexec_load, 0, 0, NULL, 0x8000UL); }
 static long t_kexec_file_load(void) { return SC(SYS_kexec_file_load, -1, -1, 0, NULL, 0x8000UL); }
-static long t_reboot(void) { return SC(SYS_reboot, 0, 0, 0, NULL); } /* bad magic: EINVAL */
+static long t_reboot(void) { return SC(SYS_reboot, 0, 0, 0, NULL); }      /* bad magic: EINVAL */
 static long t_swapon(void) { return SC(SYS_swapon, NOPATH, 0x10000000); } /* bad flags */
 static long t_swapoff(void) { return SC(SYS_swapoff, NOPATH); }
 static long t_acct(void) { return SC(SYS_acct, NOPATH); }
 static long t_quotactl(void) { return SC(SYS_quotactl, 0xff, NULL, 0, NULL); } /* bad type */
 static long t_quotactl_fd(void) { return SC(SYS_quotactl_fd, -1, 0xff, 0, NULL); }
 static long t_syslog(void) { return SC(SYS_syslog, 10 /* SIZE_BUFFER */, NULL, 0); }
-static long t_iopl(void) { return SC(SYS_iopl, 4); } /* level > 3: EINVAL */
+static long t_iopl(void) { return SC(SYS_iopl, 4); }                 /* level > 3: EINVAL */
 static long t_ioperm(void) { return SC(SYS_ioperm, 0x10000, 1, 1); } /* EINVAL */
 static long t_lookup_dcookie(void) { return SC(SYS_lookup_dcookie, 0, NULL, 0); }
 static long t_nfsservctl(void) { return SC(SYS_nfsservctl, 0, NULL, NULL); }
@@ -191,12 +188,15 @@ static long t_vhangup(void) /* in a new session: no terminal to hang up */
 
 /* --- file handles */
 static long t_open_by_handle(void) { return SC(SYS_open_by_handle_at, -1, NULL, 0); }
-static long t_name_to_handle(void) { return SC(SYS_name_to_handle_at, AT_FDCWD, NOPATH, NULL, NULL, 0); }
+static long t_name_to_handle(void)
+{
+	return SC(SYS_name_to_handle_at, AT_FDCWD, NOPATH, NULL, NULL, 0);
+}
 
 /* --- clocks and names: invalid clock 1000, read-only or over-long */
 static long t_clock_settime(void)
 {
-	struct timespec ts = { 0, 0 };
+	struct timespec ts = {0, 0};
 
 	return SC(SYS_clock_settime, 1000, &ts);
 }
@@ -253,98 +253,101 @@ static long t_pers_linux(void) { return SC(SYS_personality, PER_LINUX); }
 
 struct check {
 	const char *name;
-	int want;     /* errno the call must fail with; 0: must succeed */
+	int want; /* errno the call must fail with; 0: must succeed */
 	probe_fn fn;
-	int isolate;  /* run in a child */
+	int isolate; /* run in a child */
 };
 
 static const struct check checks[] = {
-	{ "unshare", EPERM, t_unshare, 0 },
-	{ "unshare(CLONE_NEWUSER)", EPERM, t_unshare_user, 1 },
-	{ "setns", EPERM, t_setns, 0 },
-	{ "clone(CLONE_NEWNS)", EPERM, t_clone_NEWNS, 0 },
-	{ "clone(CLONE_NEWUTS)", EPERM, t_clone_NEWUTS, 0 },
-	{ "clone(CLONE_NEWIPC)", EPERM, t_clone_NEWIPC, 0 },
-	{ "clone(CLONE_NEWUSER)", EPERM, t_clone_NEWUSER, 0 },
-	{ "clone(CLONE_NEWPID)", EPERM, t_clone_NEWPID, 0 },
-	{ "clone(CLONE_NEWNET)", EPERM, t_clone_NEWNET, 0 },
-	{ "clone(CLONE_NEWCGROUP)", EPERM, t_clone_NEWCGROUP, 0 },
-	{ "clone(CLONE_NEWUSER|SIGCHLD)", EPERM, t_clone_user_child, 0 },
-	{ "fork", 0, t_fork, 0 },
-	{ "pthread_create", 0, t_thread, 0 },
-	{ "clone3", ENOSYS, t_clone3, 0 },
-	{ "mount", EPERM, t_mount, 0 },
-	{ "umount2", EPERM, t_umount2, 0 },
-	{ "pivot_root", EPERM, t_pivot_root, 0 },
-	{ "chroot", EPERM, t_chroot, 0 },
-	{ "open_tree", EPERM, t_open_tree, 0 },
-	{ "open_tree_attr", EPERM, t_open_tree_attr, 0 },
-	{ "move_mount", EPERM, t_move_mount, 0 },
-	{ "fsopen", EPERM, t_fsopen, 0 },
-	{ "fsconfig", EPERM, t_fsconfig, 0 },
-	{ "fsmount", EPERM, t_fsmount, 0 },
-	{ "fspick", EPERM, t_fspick, 0 },
-	{ "mount_setattr", EPERM, t_mount_setattr, 0 },
-	{ "keyctl", EPERM, t_keyctl, 0 },
-	{ "add_key", EPERM, t_add_key, 0 },
-	{ "request_key", EPERM, t_request_key, 0 },
-	{ "bpf", EPERM, t_bpf, 0 },
-	{ "perf_event_open", EPERM, t_perf, 0 },
-	{ "io_uring_setup", EPERM, t_uring_setup, 0 },
-	{ "io_uring_enter", EPERM, t_uring_enter, 0 },
-	{ "io_uring_register", EPERM, t_uring_register, 0 },
-	{ "userfaultfd", EPERM, t_userfaultfd, 0 },
-	{ "ptrace", EPERM, t_ptrace, 0 },
-	{ "process_vm_readv", EPERM, t_vm_readv, 0 },
-	{ "process_vm_writev", EPERM, t_vm_writev, 0 },
-	{ "pidfd_getfd", EPERM, t_pidfd_getfd, 0 },
-	{ "kcmp", EPERM, t_kcmp, 0 },
-	{ "init_module", EPERM, t_init_module, 0 },
-	{ "finit_module", EPERM, t_finit_module, 0 },
-	{ "delete_module", EPERM, t_delete_module, 0 },
-	{ "kexec_load", EPERM, t_kexec_load, 0 },
-	{ "kexec_file_load", EPERM, t_kexec_file_load, 0 },
-	{ "reboot", EPERM, t_reboot, 0 },
-	{ "swapon", EPERM, t_swapon, 0 },
-	{ "swapoff", EPERM, t_swapoff, 0 },
-	{ "acct", EPERM, t_acct, 0 },
-	{ "quotactl", EPERM, t_quotactl, 0 },
-	{ "quotactl_fd", EPERM, t_quotactl_fd, 0 },
-	{ "syslog", EPERM, t_syslog, 0 },
-	{ "iopl", EPERM, t_iopl, 0 },
-	{ "ioperm", EPERM, t_ioperm, 0 },
-	{ "lookup_dcookie", EPERM, t_lookup_dcookie, 0 },
-	{ "nfsservctl", EPERM, t_nfsservctl, 0 },
-	{ "uselib", EPERM, t_uselib, 0 },
-	{ "vhangup", EPERM, t_vhangup, 1 },
-	{ "open_by_handle_at", EPERM, t_open_by_handle, 0 },
-	{ "name_to_handle_at", EPERM, t_name_to_handle, 0 },
-	{ "clock_settime", EPERM, t_clock_settime, 0 },
-	{ "clock_adjtime", EPERM, t_clock_adjtime, 0 },
-	{ "settimeofday", EPERM, t_settimeofday, 0 },
-	{ "adjtimex", EPERM, t_adjtimex, 0 },
-	{ "sethostname", EPERM, t_sethostname, 0 },
-	{ "setdomainname", EPERM, t_setdomainname, 0 },
-	{ "ioctl(TIOCSTI)", EPERM, t_tiocsti, 0 },
-	{ "ioctl(TIOCSTI|1<<32)", EPERM, t_tiocsti_hi, 0 },
-	{ "ioctl(TIOCLINUX)", EPERM, t_tioclinux, 0 },
-	{ "ioctl(TIOCLINUX|1<<32)", EPERM, t_tioclinux_hi, 0 },
-	{ "ioctl(FIONREAD)", 0, t_ioctl_fionread, 0 },
-	{ "personality(PER_BSD)", EPERM, t_pers_bsd, 1 },
-	{ "personality(ADDR_NO_RANDOMIZE)", EPERM, t_pers_norandom, 1 },
-	{ "personality(1<<32)", EPERM, t_pers_hi, 1 },
-	{ "personality(0xffffffff)", 0, t_pers_query, 0 },
-	{ "personality(PER_LINUX)", 0, t_pers_linux, 1 },
+	{"unshare", EPERM, t_unshare, 0},
+	{"unshare(CLONE_NEWUSER)", EPERM, t_unshare_user, 1},
+	{"setns", EPERM, t_setns, 0},
+	{"clone(CLONE_NEWNS)", EPERM, t_clone_NEWNS, 0},
+	{"clone(CLONE_NEWUTS)", EPERM, t_clone_NEWUTS, 0},
+	{"clone(CLONE_NEWIPC)", EPERM, t_clone_NEWIPC, 0},
+	{"clone(CLONE_NEWUSER)", EPERM, t_clone_NEWUSER, 0},
+	{"clone(CLONE_NEWPID)", EPERM, t_clone_NEWPID, 0},
+	{"clone(CLONE_NEWNET)", EPERM, t_clone_NEWNET, 0},
+	{"clone(CLONE_NEWCGROUP)", EPERM, t_clone_NEWCGROUP, 0},
+	{"clone(CLONE_NEWUSER|SIGCHLD)", EPERM, t_clone_user_child, 0},
+	{"fork", 0, t_fork, 0},
+	{"pthread_create", 0, t_thread, 0},
+	{"clone3", ENOSYS, t_clone3, 0},
+	{"mount", EPERM, t_mount, 0},
+	{"umount2", EPERM, t_umount2, 0},
+	{"pivot_root", EPERM, t_pivot_root, 0},
+	{"chroot", EPERM, t_chroot, 0},
+	{"open_tree", EPERM, t_open_tree, 0},
+	{"open_tree_attr", EPERM, t_open_tree_attr, 0},
+	{"move_mount", EPERM, t_move_mount, 0},
+	{"fsopen", EPERM, t_fsopen, 0},
+	{"fsconfig", EPERM, t_fsconfig, 0},
+	{"fsmount", EPERM, t_fsmount, 0},
+	{"fspick", EPERM, t_fspick, 0},
+	{"mount_setattr", EPERM, t_mount_setattr, 0},
+	{"keyctl", EPERM, t_keyctl, 0},
+	{"add_key", EPERM, t_add_key, 0},
+	{"request_key", EPERM, t_request_key, 0},
+	{"bpf", EPERM, t_bpf, 0},
+	{"perf_event_open", EPERM, t_perf, 0},
+	{"io_uring_setup", EPERM, t_uring_setup, 0},
+	{"io_uring_enter", EPERM, t_uring_enter, 0},
+	{"io_uring_register", EPERM, t_uring_register, 0},
+	{"userfaultfd", EPERM, t_userfaultfd, 0},
+	{"ptrace", EPERM, t_ptrace, 0},
+	{"process_vm_readv", EPERM, t_vm_readv, 0},
+	{"process_vm_writev", EPERM, t_vm_writev, 0},
+	{"pidfd_getfd", EPERM, t_pidfd_getfd, 0},
+	{"kcmp", EPERM, t_kcmp, 0},
+	{"init_module", EPERM, t_init_module, 0},
+	{"finit_module", EPERM, t_finit_module, 0},
+	{"delete_module", EPERM, t_delete_module, 0},
+	{"kexec_load", EPERM, t_kexec_load, 0},
+	{"kexec_file_load", EPERM, t_kexec_file_load, 0},
+	{"reboot", EPERM, t_reboot, 0},
+	{"swapon", EPERM, t_swapon, 0},
+	{"swapoff", EPERM, t_swapoff, 0},
+	{"acct", EPERM, t_acct, 0},
+	{"quotactl", EPERM, t_quotactl, 0},
+	{"quotactl_fd", EPERM, t_quotactl_fd, 0},
+	{"syslog", EPERM, t_syslog, 0},
+	{"iopl", EPERM, t_iopl, 0},
+	{"ioperm", EPERM, t_ioperm, 0},
+	{"lookup_dcookie", EPERM, t_lookup_dcookie, 0},
+	{"nfsservctl", EPERM, t_nfsservctl, 0},
+	{"uselib", EPERM, t_uselib, 0},
+	{"vhangup", EPERM, t_vhangup, 1},
+	{"open_by_handle_at", EPERM, t_open_by_handle, 0},
+	{"name_to_handle_at", EPERM, t_name_to_handle, 0},
+	{"clock_settime", EPERM, t_clock_settime, 0},
+	{"clock_adjtime", EPERM, t_clock_adjtime, 0},
+	{"settimeofday", EPERM, t_settimeofday, 0},
+	{"adjtimex", EPERM, t_adjtimex, 0},
+	{"sethostname", EPERM, t_sethostname, 0},
+	{"setdomainname", EPERM, t_setdomainname, 0},
+	{"ioctl(TIOCSTI)", EPERM, t_tiocsti, 0},
+	{"ioctl(TIOCSTI|1<<32)", EPERM, t_tiocsti_hi, 0},
+	{"ioctl(TIOCLINUX)", EPERM, t_tioclinux, 0},
+	{"ioctl(TIOCLINUX|1<<32)", EPERM, t_tioclinux_hi, 0},
+	{"ioctl(FIONREAD)", 0, t_ioctl_fionread, 0},
+	{"personality(PER_BSD)", EPERM, t_pers_bsd, 1},
+	{"personality(ADDR_NO_RANDOMIZE)", EPERM, t_pers_norandom, 1},
+	{"personality(1<<32)", EPERM, t_pers_hi, 1},
+	{"personality(0xffffffff)", 0, t_pers_query, 0},
+	{"personality(PER_LINUX)", 0, t_pers_linux, 1},
 };
 
 static const char *errname(long e)
 {
-	static const struct { int e; const char *name; } t[] = {
-#define E(x) { x, #x }
-		E(EPERM), E(ENOENT), E(ESRCH), E(EIO), E(E2BIG), E(ENOEXEC),
-		E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES), E(EFAULT),
-		E(EBUSY), E(EEXIST), E(ENODEV), E(ENOTDIR), E(EINVAL), E(ENOTTY),
-		E(ENOSPC), E(EROFS), E(ERANGE), E(ENOSYS), E(EOPNOTSUPP),
+	static const struct {
+		int e;
+		const char *name;
+	} t[] = {
+#define E(x) {x, #x}
+		E(EPERM),  E(ENOENT), E(ESRCH),  E(EIO),     E(E2BIG),      E(ENOEXEC),
+		E(EBADF),  E(ECHILD), E(EAGAIN), E(ENOMEM),  E(EACCES),     E(EFAULT),
+		E(EBUSY),  E(EEXIST), E(ENODEV), E(ENOTDIR), E(EINVAL),     E(ENOTTY),
+		E(ENOSPC), E(EROFS),  E(ERANGE), E(ENOSYS),  E(EOPNOTSUPP),
 #undef E
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
@@ -394,7 +397,7 @@ static int run_checks(void)
 /* A death by SIGSYS is the expected outcome: no core file for it. */
 static void no_core(void)
 {
-	struct rlimit zero = { 0, 0 };
+	struct rlimit zero = {0, 0};
 
 	setrlimit(RLIMIT_CORE, &zero);
 	prctl(PR_SET_DUMPABLE, 0);

@@ -99,7 +99,8 @@ static void host_lookups(void)
 	ok(account_by_name("-x", &a) == -ENOENT, "dash_name_not_an_option_to_getent");
 	ok(group_by_name("root", &gid) == 0 && gid == 0, "root_group_by_name");
 	len = getent_query("passwd", "root", out, sizeof(out));
-	ok(len > 0 && account_parse(out, false, &a) == 0 && a.uid == 0, "getent_answers_like_the_file");
+	ok(len > 0 && account_parse(out, false, &a) == 0 && a.uid == 0,
+	   "getent_answers_like_the_file");
 	ok(getent_query("passwd", "kjail-no-such-user-x", out, sizeof(out)) == -ENOENT,
 	   "getent_unknown_is_enoent");
 	ok(getent_query("passwd", "root", out, 8) == -E2BIG, "getent_answer_too_long_is_refused");

@@ -50,7 +50,8 @@ int main(void)
 	split_is("net none # why", 1, "net", "none", "trailing_comment_is_dropped");
 	split_is("quiet #why", 1, "quiet", "", "trailing_comment_after_flag");
 	split_is("setenv COLOR=#fff", 1, "setenv", "COLOR=#fff", "hash_inside_value_stays");
-	split_is("setenv GREETING=hello world", 1, "setenv", "GREETING=hello world", "value_keeps_inner_blanks");
+	split_is("setenv GREETING=hello world", 1, "setenv", "GREETING=hello world",
+		 "value_keeps_inner_blanks");
 	split_is("--net none", -1, "", "", "leading_dashes_refused");
 	split_is("-q", -1, "", "", "short_option_refused");
 	split_is("net=none", -1, "", "", "name_equals_value_refused");
@@ -61,7 +62,8 @@ int main(void)
 		struct kj_err err = {0};
 		int rc = conf_parse("settings", text, "f", &lines, &err);
 		ok(rc == 0 && lines.n == 3, "parse_counts_option_lines");
-		ok(lines.n == 3 && lines.v[0].lineno == 2 && lines.v[1].lineno == 4 && lines.v[2].lineno == 5,
+		ok(lines.n == 3 && lines.v[0].lineno == 2 && lines.v[1].lineno == 4 &&
+			   lines.v[2].lineno == 5,
 		   "parse_keeps_line_numbers");
 	}
 	{
@@ -69,7 +71,9 @@ int main(void)
 		struct kj_lines lines = {0};
 		struct kj_err err = {0};
 		int rc = conf_parse("settings", text, "/etc/kjail/settings", &lines, &err);
-		ok(rc < 0 && strstr(err.msg, "/etc/kjail/settings:2: '--quiet' is not an option line") &&
+		ok(rc < 0 &&
+			   strstr(err.msg,
+				  "/etc/kjail/settings:2: '--quiet' is not an option line") &&
 			   strstr(err.msg, "without its dashes"),
 		   "parse_error_names_file_and_line");
 		if (rc == 0 || !strstr(err.msg, "/etc/kjail/settings:2"))
@@ -78,12 +82,15 @@ int main(void)
 	{
 		struct kj_line ln = {"net", "bogus", "~/.config/kjail/settings", 3};
 		struct kj_err err = {0};
-		kj_fail(&err, "option", 0, "valid values: none, host", "--net: invalid value 'bogus'");
+		kj_fail(&err, "option", 0, "valid values: none, host",
+			"--net: invalid value 'bogus'");
 		line_error(&ln, &err);
-		ok(!strcmp(err.msg, "~/.config/kjail/settings:3: --net: invalid value 'bogus' (valid values: none, host)"),
+		ok(!strcmp(err.msg,
+			   "~/.config/kjail/settings:3: --net: invalid value 'bogus' (valid values: none, host)"),
 		   "line_error_prefixes_the_source");
 		ln.file = NULL;
-		kj_fail(&err, "option", 0, "valid values: none, host", "--net: invalid value 'bogus'");
+		kj_fail(&err, "option", 0, "valid values: none, host",
+			"--net: invalid value 'bogus'");
 		line_error(&ln, &err);
 		ok(!strcmp(err.msg, "--net: invalid value 'bogus' (valid values: none, host)"),
 		   "command_line_errors_have_no_prefix");

@@ -48,7 +48,7 @@ static enum hm_verdict check(const struct set *s, const char *host, int port)
 	const char *why;
 
 	if (hm_target_parse(host, strlen(host), port, &t, &why))
-		return (enum hm_verdict)-1;
+		return (enum hm_verdict) - 1;
 	return hm_check_target(&s->rules, &t, &r);
 }
 
@@ -143,9 +143,10 @@ static void rebinding(void)
 
 int main(void)
 {
-	static const char *const allow[] = {"pypi.org", "*.example.test", "files.test:8443",
-					    "any.test:*", "10.1.2.3:8080", "192.168.0.0/16:*",
-					    "[::1]:3000", "*.xn--p1ai", "xn--80ak6aa92e.test", NULL};
+	static const char *const allow[] = {"pypi.org",   "*.example.test", "files.test:8443",
+					    "any.test:*", "10.1.2.3:8080",  "192.168.0.0/16:*",
+					    "[::1]:3000", "*.xn--p1ai",     "xn--80ak6aa92e.test",
+					    NULL};
 	static const char *const deny[] = {"bad.example.test", "192.168.7.0/24", NULL};
 	struct set s;
 
@@ -185,7 +186,8 @@ int main(void)
 	verdict(&s, "a.example.test", 443, HM_ALLOWED, "wildcard_matches_one_label");
 	verdict(&s, "a.b.example.test", 443, HM_ALLOWED, "wildcard_matches_two_labels");
 	verdict(&s, "example.test", 443, HM_UNLISTED, "wildcard_does_not_match_apex");
-	verdict(&s, "example.test.evil", 443, HM_UNLISTED, "wildcard_does_not_match_suffix_extension");
+	verdict(&s, "example.test.evil", 443, HM_UNLISTED,
+		"wildcard_does_not_match_suffix_extension");
 	verdict(&s, "badexample.test", 443, HM_UNLISTED, "wildcard_needs_label_boundary");
 	verdict(&s, "bad.example.test", 443, HM_DENIED, "deny_beats_wildcard_allow");
 	verdict(&s, "BAD.example.test.", 443, HM_DENIED, "deny_normalised_too");
@@ -200,9 +202,11 @@ int main(void)
 	verdict(&s, "::1", 3000, HM_ALLOWED, "bare_ipv6_literal");
 	verdict(&s, "::ffff:10.1.2.3", 8080, HM_ALLOWED, "ipv4_mapped_literal_is_the_ipv4");
 	verdict(&s, "sub.xn--p1ai", 443, HM_ALLOWED, "punycode_suffix_spelled_in_pattern");
-	verdict(&s, "xn--80ak6aa92e.xn--p1ai", 443, HM_UNLISTED, "wildcard_does_not_cover_punycode_label");
+	verdict(&s, "xn--80ak6aa92e.xn--p1ai", 443, HM_UNLISTED,
+		"wildcard_does_not_cover_punycode_label");
 	verdict(&s, "xn--80ak6aa92e.test", 443, HM_ALLOWED, "punycode_name_spelled_in_pattern");
-	verdict(&s, "xn--80ak6aa92e.example.test", 443, HM_UNLISTED, "punycode_under_ascii_wildcard");
+	verdict(&s, "xn--80ak6aa92e.example.test", 443, HM_UNLISTED,
+		"punycode_under_ascii_wildcard");
 	host_bad("pypi.org\0.evil.test", 19, "embedded_nul");
 	host_bad("pypi.org evil", 13, "whitespace");
 	host_bad("pypi%2eorg", 10, "percent_encoding");

@@ -58,10 +58,9 @@ static int cmp_double(const void *a, const void *b)
 
 /* Fork; the child sets no_new_privs, loads prog and runs body (its
  * return value is the exit status). Returns the wait status. */
-static int in_child(const struct kj_seccomp_prog *prog, int (*body)(const void *),
-		    const void *arg)
+static int in_child(const struct kj_seccomp_prog *prog, int (*body)(const void *), const void *arg)
 {
-	struct kj_err err = { 0 };
+	struct kj_err err = {0};
 	int st;
 	pid_t pid;
 
@@ -114,7 +113,7 @@ static void test_builtin_rules_have_reasons(const char *text)
 static void test_builtin_compiles(const char *text)
 {
 	struct kj_seccomp_prog *prog = NULL;
-	struct kj_err err = { 0 };
+	struct kj_err err = {0};
 	int rc = kj_seccomp_compile(text, "profiles/seccomp-default.policy", &prog, &err);
 
 	tap(rc == 0 && prog, "builtin_policy_compiles (%u BPF instructions)%s%s",
@@ -129,57 +128,78 @@ static const struct bad_policy {
 	unsigned int line;
 	const char *says;
 } bad_policies[] = {
-	{ "bad_action", "@default allow\nmount deny  # x\n", 2, "unknown action 'deny'" },
-	{ "bad_errno_name", "@default allow\nmount errno:EBOGUS\n", 2, "unknown errno 'EBOGUS'" },
-	{ "errno_zero", "@default allow\nmount errno:0\n", 2, "out of range" },
-	{ "errno_too_big", "@default allow\nmount errno:4096\n", 2, "out of range" },
-	{ "arg_index_6", "@default allow\nclone errno:EPERM arg6==1\n", 2, "out of range" },
-	{ "arg_index_10", "@default allow\nclone errno:EPERM arg10==1\n", 2, "out of range" },
-	{ "unknown_syscall", "@default allow\n\n# c\nnot_a_syscall errno:EPERM\n", 4, "unknown syscall 'not_a_syscall'" },
-	{ "rule_before_default", "mount errno:EPERM\n@default allow\n", 1, "before the @default" },
-	{ "no_default", "# nothing\n\n", 2, "no @default" },
-	{ "empty_policy", "", 1, "no @default" },
-	{ "duplicate_default", "@default allow\n@default kill\n", 2, "duplicate @default" },
-	{ "unknown_directive", "@default allow\n@include x\n", 2, "unknown directive '@include'" },
-	{ "bad_default_action", "@default maybe\n", 1, "unknown action 'maybe'" },
-	{ "default_two_actions", "@default allow kill\n", 1, "exactly one action" },
-	{ "missing_action", "@default allow\nmount   # reason\n", 2, "missing action" },
-	{ "action_same_as_default", "@default allow\nmount allow\n", 2, "same as @default" },
-	{ "single_equals", "@default allow\nmount errno:EPERM arg0=1\n", 2, "bad condition" },
-	{ "junk_after_argN", "@default allow\nmount errno:EPERM arg0x==1\n", 2, "bad condition" },
-	{ "unknown_constant", "@default allow\nclone errno:EPERM arg0==CLONE_BOGUS\n", 2, "unknown value 'CLONE_BOGUS'" },
-	{ "negative_value", "@default allow\nclone errno:EPERM arg0==-1\n", 2, "unknown value '-1'" },
-	{ "bad_hex", "@default allow\nclone errno:EPERM arg0==0x0x1\n", 2, "unknown value '0x0x1'" },
-	{ "value_overflow", "@default allow\nclone errno:EPERM arg0==18446744073709551616\n", 2, "unknown value" },
-	{ "value_outside_mask", "@default allow\nclone errno:EPERM arg0&0x10==0x30\n", 2, "outside the mask" },
-	{ "masked_not_equal", "@default allow\nclone errno:EPERM arg0&1!=1\n", 2, "not supported" },
-	{ "ioctl_unmasked", "@default allow\nioctl errno:EPERM arg1==TIOCSTI\n", 2, "ioctl request" },
-	{ "ioctl_64bit_mask", "@default allow\nioctl errno:EPERM arg1&0xffffffffffffffff==TIOCSTI\n", 2, "ioctl request" },
-	{ "repeated_equals", "@default allow\nclone errno:EPERM arg0==1 arg0==2\n", 2, "more than once" },
-	{ "two_args_repeated", "@default allow\ngetppid errno:EPERM arg0!=1 arg0!=2 arg1!=1 arg1!=2\n", 2, "only one argument" },
-	{ "conflicting_rules", "@default allow\ngetppid errno:EPERM arg0==1\ngetppid errno:EACCES arg0==1\n", 3, "conflicts" },
-	{ "too_many_conditions", "@default allow\ngetppid errno:EPERM arg0!=1 arg0!=2 arg0!=3 arg0!=4 arg0!=5 arg0!=6 arg0!=7 arg0!=8 arg0!=9\n", 2, "more than 8 conditions" },
-	{ "socket_family_unmasked_in_deny", "@default allow\nsocket errno:EPERM arg0==AF_PACKET\n", 2, "socket arg0 is a 32-bit int" },
-	{ "prctl_not_equal_in_allow", "@default errno:EPERM\nprctl allow arg0!=PR_SET_MM\n", 2, "prctl arg0 is a 32-bit int" },
-	{ "clone_flags_64bit_mask", "@default allow\nclone errno:EPERM arg0&0x100000000==0x100000000\n", 2, "clone arg0 is a 32-bit int" },
-	{ "masked_ne_mixed_with_plain_ne", "@default allow\ngetppid errno:EPERM arg0!=1 arg0&0xffffffff!=2\n", 2, "mixes" },
-	{ "or_value_trailing_bar", "@default allow\nclone errno:EPERM arg0&CLONE_NEWNS|==0\n", 2, "bad value" },
-	{ "or_value_unknown_part", "@default allow\nclone errno:EPERM arg0&CLONE_NEWNS|CLONE_BOGUS==0\n", 2, "unknown value 'CLONE_BOGUS'" },
-	{ "ne_expands_too_far", "@default allow\ngetppid errno:EPERM arg0!=1 arg0!=0x5555555555555555 arg0!=0x8000000000000001 arg0!=0xaaaaaaaaaaaaaaaa arg0!=0xfffffffffffffffe\n", 2, "more than 256 rules" },
+	{"bad_action", "@default allow\nmount deny  # x\n", 2, "unknown action 'deny'"},
+	{"bad_errno_name", "@default allow\nmount errno:EBOGUS\n", 2, "unknown errno 'EBOGUS'"},
+	{"errno_zero", "@default allow\nmount errno:0\n", 2, "out of range"},
+	{"errno_too_big", "@default allow\nmount errno:4096\n", 2, "out of range"},
+	{"arg_index_6", "@default allow\nclone errno:EPERM arg6==1\n", 2, "out of range"},
+	{"arg_index_10", "@default allow\nclone errno:EPERM arg10==1\n", 2, "out of range"},
+	{"unknown_syscall", "@default allow\n\n# c\nnot_a_syscall errno:EPERM\n", 4,
+	 "unknown syscall 'not_a_syscall'"},
+	{"rule_before_default", "mount errno:EPERM\n@default allow\n", 1, "before the @default"},
+	{"no_default", "# nothing\n\n", 2, "no @default"},
+	{"empty_policy", "", 1, "no @default"},
+	{"duplicate_default", "@default allow\n@default kill\n", 2, "duplicate @default"},
+	{"unknown_directive", "@default allow\n@include x\n", 2, "unknown directive '@include'"},
+	{"bad_default_action", "@default maybe\n", 1, "unknown action 'maybe'"},
+	{"default_two_actions", "@default allow kill\n", 1, "exactly one action"},
+	{"missing_action", "@default allow\nmount   # reason\n", 2, "missing action"},
+	{"action_same_as_default", "@default allow\nmount allow\n", 2, "same as @default"},
+	{"single_equals", "@default allow\nmount errno:EPERM arg0=1\n", 2, "bad condition"},
+	{"junk_after_argN", "@default allow\nmount errno:EPERM arg0x==1\n", 2, "bad condition"},
+	{"unknown_constant", "@default allow\nclone errno:EPERM arg0==CLONE_BOGUS\n", 2,
+	 "unknown value 'CLONE_BOGUS'"},
+	{"negative_value", "@default allow\nclone errno:EPERM arg0==-1\n", 2, "unknown value '-1'"},
+	{"bad_hex", "@default allow\nclone errno:EPERM arg0==0x0x1\n", 2, "unknown value '0x0x1'"},
+	{"value_overflow", "@default allow\nclone errno:EPERM arg0==18446744073709551616\n", 2,
+	 "unknown value"},
+	{"value_outside_mask", "@default allow\nclone errno:EPERM arg0&0x10==0x30\n", 2,
+	 "outside the mask"},
+	{"masked_not_equal", "@default allow\nclone errno:EPERM arg0&1!=1\n", 2, "not supported"},
+	{"ioctl_unmasked", "@default allow\nioctl errno:EPERM arg1==TIOCSTI\n", 2, "ioctl request"},
+	{"ioctl_64bit_mask", "@default allow\nioctl errno:EPERM arg1&0xffffffffffffffff==TIOCSTI\n",
+	 2, "ioctl request"},
+	{"repeated_equals", "@default allow\nclone errno:EPERM arg0==1 arg0==2\n", 2,
+	 "more than once"},
+	{"two_args_repeated",
+	 "@default allow\ngetppid errno:EPERM arg0!=1 arg0!=2 arg1!=1 arg1!=2\n", 2,
+	 "only one argument"},
+	{"conflicting_rules",
+	 "@default allow\ngetppid errno:EPERM arg0==1\ngetppid errno:EACCES arg0==1\n", 3,
+	 "conflicts"},
+	{"too_many_conditions",
+	 "@default allow\ngetppid errno:EPERM arg0!=1 arg0!=2 arg0!=3 arg0!=4 arg0!=5 arg0!=6 arg0!=7 arg0!=8 arg0!=9\n",
+	 2, "more than 8 conditions"},
+	{"socket_family_unmasked_in_deny", "@default allow\nsocket errno:EPERM arg0==AF_PACKET\n",
+	 2, "socket arg0 is a 32-bit int"},
+	{"prctl_not_equal_in_allow", "@default errno:EPERM\nprctl allow arg0!=PR_SET_MM\n", 2,
+	 "prctl arg0 is a 32-bit int"},
+	{"clone_flags_64bit_mask",
+	 "@default allow\nclone errno:EPERM arg0&0x100000000==0x100000000\n", 2,
+	 "clone arg0 is a 32-bit int"},
+	{"masked_ne_mixed_with_plain_ne",
+	 "@default allow\ngetppid errno:EPERM arg0!=1 arg0&0xffffffff!=2\n", 2, "mixes"},
+	{"or_value_trailing_bar", "@default allow\nclone errno:EPERM arg0&CLONE_NEWNS|==0\n", 2,
+	 "bad value"},
+	{"or_value_unknown_part",
+	 "@default allow\nclone errno:EPERM arg0&CLONE_NEWNS|CLONE_BOGUS==0\n", 2,
+	 "unknown value 'CLONE_BOGUS'"},
+	{"ne_expands_too_far",
+	 "@default allow\ngetppid errno:EPERM arg0!=1 arg0!=0x5555555555555555 arg0!=0x8000000000000001 arg0!=0xaaaaaaaaaaaaaaaa arg0!=0xfffffffffffffffe\n",
+	 2, "more than 256 rules"},
 };
 
 static void test_bad_policy(const struct bad_policy *b)
 {
 	struct kj_seccomp_prog *prog = NULL;
-	struct kj_err err = { 0 };
+	struct kj_err err = {0};
 	char where[64];
 	int rc = kj_seccomp_compile(b->text, SRC, &prog, &err);
 
 	snprintf(where, sizeof(where), SRC ":%u: ", b->line);
-	tap(rc < 0 && !prog && err.exit_code == KJ_EXIT_SETUP &&
-		    strcmp(err.part, "seccomp") == 0 &&
-		    strncmp(err.msg, where, strlen(where)) == 0 &&
-		    strstr(err.msg, b->says) && err.msg[strlen(err.msg) - 1] == ')',
+	tap(rc < 0 && !prog && err.exit_code == KJ_EXIT_SETUP && strcmp(err.part, "seccomp") == 0 &&
+		    strncmp(err.msg, where, strlen(where)) == 0 && strstr(err.msg, b->says) &&
+		    err.msg[strlen(err.msg) - 1] == ')',
 	    "rejects_%s: kjail: %s: %s", b->name, err.part, err.msg);
 	kj_seccomp_free(prog);
 }
@@ -188,20 +208,20 @@ static void test_long_line(void)
 {
 	char text[700];
 	struct kj_seccomp_prog *prog = NULL;
-	struct kj_err err = { 0 };
+	struct kj_err err = {0};
 	int rc;
 
 	snprintf(text, sizeof(text), "@default allow\nmount errno:EPERM # %0600d\n", 0);
 	rc = kj_seccomp_compile(text, SRC, &prog, &err);
-	tap(rc < 0 && strstr(err.msg, SRC ":2: line longer than"),
-	    "rejects_long_line: %s", err.msg);
+	tap(rc < 0 && strstr(err.msg, SRC ":2: line longer than"), "rejects_long_line: %s",
+	    err.msg);
 	kj_seccomp_free(prog);
 }
 
 static void test_compiles(const char *name, const char *text)
 {
 	struct kj_seccomp_prog *prog = NULL;
-	struct kj_err err = { 0 };
+	struct kj_err err = {0};
 	int rc = kj_seccomp_compile(text, SRC, &prog, &err);
 
 	tap(rc == 0 && prog, "%s%s%s", name, rc ? ": " : "", rc ? err.msg : "");
@@ -220,28 +240,39 @@ static const struct semantic {
 	int ncalls;
 	struct call calls[6];
 } semantics[] = {
-	{ "conditions_on_a_line_are_anded",
-	  "@default allow\ngetppid errno:EPERM arg0==1 arg1==2\n", 3,
-	  { { 1, 2, EPERM }, { 1, 3, 0 }, { 0, 2, 0 } } },
-	{ "lines_for_a_syscall_are_ored",
-	  "@default allow\ngetppid errno:EPERM arg0==1\ngetppid errno:EACCES arg1==7\n", 3,
-	  { { 1, 0, EPERM }, { 0, 7, EACCES }, { 0, 0, 0 } } },
-	{ "masked_compare_ignores_upper_bits",
-	  "@default allow\ngetppid errno:EPERM arg1&0xffffffff==TIOCSTI\n", 4,
-	  { { 0, 0x5412, EPERM }, { 0, 0x100005412, EPERM }, { 0, 0xffffffff00005412, EPERM },
-	    { 0, 0x5413, 0 } } },
-	{ "errno_number_action",
-	  "@default allow\ngetppid errno:13\n", 1, { { 0, 0, EACCES } } },
-	{ "default_errno_with_allow_lines",
-	  "@default errno:ENOSYS\nexit_group allow\ngetppid allow arg0==0\n", 2,
-	  { { 0, 0, 0 }, { 1, 0, ENOSYS } } },
-	{ "masked_not_equal_32_ignores_upper_bits",
-	  "@default errno:EACCES\nexit_group allow\ngetppid allow arg1&0xffffffff!=TIOCSTI arg1&0xffffffff!=TIOCSETD\n", 6,
-	  { { 0, 0x5412, EACCES }, { 0, 0x100005412, EACCES }, { 0, 0x5423, EACCES },
-	    { 0, 0x5413, 0 }, { 0, 0x100000000, 0 }, { 0, 0xffffffff, 0 } } },
-	{ "ored_constants_in_a_mask",
-	  "@default allow\ngetppid errno:EPERM arg0&0x10|0x20==0x30\n", 3,
-	  { { 0x30, 0, EPERM }, { 0x10, 0, 0 }, { 0x70, 0, EPERM } } },
+	{"conditions_on_a_line_are_anded",
+	 "@default allow\ngetppid errno:EPERM arg0==1 arg1==2\n",
+	 3,
+	 {{1, 2, EPERM}, {1, 3, 0}, {0, 2, 0}}},
+	{"lines_for_a_syscall_are_ored",
+	 "@default allow\ngetppid errno:EPERM arg0==1\ngetppid errno:EACCES arg1==7\n",
+	 3,
+	 {{1, 0, EPERM}, {0, 7, EACCES}, {0, 0, 0}}},
+	{"masked_compare_ignores_upper_bits",
+	 "@default allow\ngetppid errno:EPERM arg1&0xffffffff==TIOCSTI\n",
+	 4,
+	 {{0, 0x5412, EPERM},
+	  {0, 0x100005412, EPERM},
+	  {0, 0xffffffff00005412, EPERM},
+	  {0, 0x5413, 0}}},
+	{"errno_number_action", "@default allow\ngetppid errno:13\n", 1, {{0, 0, EACCES}}},
+	{"default_errno_with_allow_lines",
+	 "@default errno:ENOSYS\nexit_group allow\ngetppid allow arg0==0\n",
+	 2,
+	 {{0, 0, 0}, {1, 0, ENOSYS}}},
+	{"masked_not_equal_32_ignores_upper_bits",
+	 "@default errno:EACCES\nexit_group allow\ngetppid allow arg1&0xffffffff!=TIOCSTI arg1&0xffffffff!=TIOCSETD\n",
+	 6,
+	 {{0, 0x5412, EACCES},
+	  {0, 0x100005412, EACCES},
+	  {0, 0x5423, EACCES},
+	  {0, 0x5413, 0},
+	  {0, 0x100000000, 0},
+	  {0, 0xffffffff, 0}}},
+	{"ored_constants_in_a_mask",
+	 "@default allow\ngetppid errno:EPERM arg0&0x10|0x20==0x30\n",
+	 3,
+	 {{0x30, 0, EPERM}, {0x10, 0, 0}, {0x70, 0, EPERM}}},
 };
 
 static int run_calls(const void *arg)
@@ -262,7 +293,7 @@ static int run_calls(const void *arg)
 
 static int compile_quiet(const char *text, struct kj_seccomp_prog **prog)
 {
-	struct kj_err err = { 0 };
+	struct kj_err err = {0};
 	int rc = kj_seccomp_compile(text, SRC, prog, &err);
 
 	if (rc < 0)
@@ -284,7 +315,7 @@ static void test_semantic(const struct semantic *s)
 }
 
 /* x != a AND x != b is expanded to ranges: check it on many values. */
-static uint64_t ne_values[] = { 0, 0xffffffff };
+static uint64_t ne_values[] = {0, 0xffffffff};
 
 static int run_ne_sweep(const void *arg)
 {
@@ -295,11 +326,21 @@ static int run_ne_sweep(const void *arg)
 	for (i = 0; i < 3000; i++) {
 		k = i % 64;
 		switch (i / 64 % 5) {
-		case 0: v = 1ULL << k; break;
-		case 1: v = ~(1ULL << k); break;
-		case 2: v = (1ULL << k) - 1; break;
-		case 3: v = 0xffffffffULL + (uint64_t)(k - 32); break;
-		default: x ^= x << 13, x ^= x >> 7, x ^= x << 17; v = x >> (k % 40);
+		case 0:
+			v = 1ULL << k;
+			break;
+		case 1:
+			v = ~(1ULL << k);
+			break;
+		case 2:
+			v = (1ULL << k) - 1;
+			break;
+		case 3:
+			v = 0xffffffffULL + (uint64_t)(k - 32);
+			break;
+		default:
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			v = x >> (k % 40);
 		}
 		int deny = v != ne_values[0] && v != ne_values[1];
 		long r = syscall(SYS_getppid, v, 0, 0, 0, 0, 0);
@@ -347,9 +388,9 @@ static void test_kill(const char *name, const char *text)
 /* Without no_new_privs or CAP_SYS_ADMIN the kernel refuses the filter. */
 static int run_load_without_nnp(const void *arg)
 {
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct data[2];
-	struct kj_err err = { 0 };
+	struct kj_err err = {0};
 
 	if (syscall(SYS_capget, &hdr, data) == 0) {
 		data[0].effective &= ~(1U << CAP_SYS_ADMIN);
@@ -521,8 +562,8 @@ static void measure(const char *text)
 			kj_seccomp_free(prog);
 	}
 	qsort(t, N, sizeof(t[0]), cmp_double);
-	printf("# compile default policy: median %.0f us, min %.0f, max %.0f (%d runs)\n",
-	       t[N / 2], t[0], t[N - 1], N);
+	printf("# compile default policy: median %.0f us, min %.0f, max %.0f (%d runs)\n", t[N / 2],
+	       t[0], t[N - 1], N);
 	if (pipe(p) < 0)
 		return;
 	cost_pipe = p[1];
@@ -571,20 +612,17 @@ int main(int argc, char **argv)
 		      "# c\r\n\r\n  @default allow   # d\r\n\tmount\terrno:EPERM\t# r\r\n");
 	test_compiles("syscalls_absent_on_this_arch_are_skipped",
 		      "@default allow\numount errno:EPERM\nstime errno:EPERM\n");
-	test_compiles("kill_and_errno_defaults_accepted",
-		      "@default kill\nread allow\n");
+	test_compiles("kill_and_errno_defaults_accepted", "@default kill\nread allow\n");
 	for (i = 0; i < sizeof(semantics) / sizeof(semantics[0]); i++)
 		test_semantic(&semantics[i]);
 	test_ne_sweep();
-	test_kill("kill_action_kills_process_with_sigsys",
-		  "@default allow\ngetppid kill\n");
-	test_kill("default_kill_kills_unlisted_syscalls",
-		  "@default kill\nexit_group allow\n");
+	test_kill("kill_action_kills_process_with_sigsys", "@default allow\ngetppid kill\n");
+	test_kill("default_kill_kills_unlisted_syscalls", "@default kill\nexit_group allow\n");
 	test_load_needs_nnp();
 
 	{
 		struct kj_seccomp_prog *prog = NULL;
-		struct kj_err err = { 0 };
+		struct kj_err err = {0};
 
 		if (kj_seccomp_compile(text, "profiles/seccomp-default.policy", &prog, &err) == 0)
 			test_probe(prog);
