@@ -30,7 +30,10 @@
 
 struct session_record {
 	char name[SESSION_NAME_MAX + 1];
-	pid_t supervisor;  /* host pid of the supervisor */
+	pid_t supervisor; /* host pid of the supervisor */
+	/* Its start time (/proc/PID/stat, clock ticks after boot): a pid
+	 * recycled by another process is not the supervisor. */
+	unsigned long long supervisor_start;
 	long long created; /* unix seconds */
 	char state[16];    /* "running", "stopped" */
 	char workspace[4096];
@@ -55,6 +58,8 @@ int session_record_write(const struct session_record *rec, struct kj_err *err);
 int session_record_read(const char *name, struct session_record *rec, struct kj_err *err);
 void session_forget(const char *name);
 bool session_supervisor_alive(const struct session_record *rec);
+/* A process's start time (field 22 of /proc/PID/stat), 0 if unknown. */
+unsigned long long session_proc_start(pid_t pid);
 
 /* --- the wire (session_proto.c) --- */
 

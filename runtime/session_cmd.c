@@ -71,6 +71,7 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	close(listenfd);
 	snprintf(rec.name, sizeof(rec.name), "%s", name);
 	rec.supervisor = getpid();
+	rec.supervisor_start = session_proc_start(rec.supervisor);
 	rec.created = (long long)time(NULL);
 	snprintf(rec.state, sizeof(rec.state), "running");
 	snprintf(rec.workspace, sizeof(rec.workspace), "%s", cfg->workspace.src);

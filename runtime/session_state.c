@@ -106,11 +106,12 @@ int session_record_write(const struct session_record *rec, struct kj_err *err)
 	if (!f)
 		return kj_fail(err, "session", errno, NULL, "write %s", tmp);
 	fprintf(f,
-		"supervisor=%d\ncreated=%lld\nstate=%s\nworkspace=%s\nprofile=%s\ncgroup=%s\nidle_ms=%llu\n"
-		"timeout_ms=%llu\nkill_grace_ms=%llu\noutput_limit=%llu\n",
-		(int)rec->supervisor, rec->created, rec->state, rec->workspace, rec->profile,
-		rec->cgroup, (unsigned long long)rec->idle_ms, (unsigned long long)rec->timeout_ms,
-		(unsigned long long)rec->kill_grace_ms, (unsigned long long)rec->output_limit);
+		"supervisor=%d\nsupervisor_start=%llu\ncreated=%lld\nstate=%s\nworkspace=%s\nprofile=%s\n"
+		"cgroup=%s\nidle_ms=%llu\ntimeout_ms=%llu\nkill_grace_ms=%llu\noutput_limit=%llu\n",
+		(int)rec->supervisor, rec->supervisor_start, rec->created, rec->state,
+		rec->workspace, rec->profile, rec->cgroup, (unsigned long long)rec->idle_ms,
+		(unsigned long long)rec->timeout_ms, (unsigned long long)rec->kill_grace_ms,
+		(unsigned long long)rec->output_limit);
 	if (fclose(f) != 0 || rename(tmp, path) < 0) {
 		unlink(tmp);
 		return kj_fail(err, "session", errno, NULL, "write %s", path);
@@ -140,6 +141,8 @@ int session_record_read(const char *name, struct session_record *rec, struct kj_
 		v[strcspn(v, "\n")] = '\0';
 		if (!strcmp(line, "supervisor"))
 			rec->supervisor = (pid_t)atoi(v);
+		else if (!strcmp(line, "supervisor_start"))
+			rec->supervisor_start = strtoull(v, NULL, 10);
 		else if (!strcmp(line, "created"))
 			rec->created = atoll(v);
 		else if (!strcmp(line, "state"))
@@ -176,20 +179,59 @@ void session_forget(const char *name)
 			unlink(path);
 }
 
+/* /proc/PID/stat: its state letter and start time (0 when unreadable). */
+static char proc_stat(pid_t pid, unsigned long long *start, char *comm_line, size_t size)
+{
+	char path[64], buf[512], *p, *save = NULL, *tok;
+	char state = 0;
+	FILE *f;
+
+	*start = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	if (!p || p[1] != ' ')
+		return 0;
+	if (comm_line)
+		snprintf(comm_line, size, "%.*s", (int)(p + 1 - buf), buf);
+	/* After "(comm)": state is field 3, starttime field 22. */
+	tok = strtok_r(p + 2, " ", &save);
+	if (tok)
+		state = tok[0];
+	for (int field = 4; tok && field <= 22; field++)
+		if ((tok = strtok_r(NULL, " ", &save)) && field == 22)
+			*start = strtoull(tok, NULL, 10);
+	return state;
+}
+
+unsigned long long session_proc_start(pid_t pid)
+{
+	unsigned long long start;
+
+	(void)proc_stat(pid, &start, NULL, 0);
+	return start;
+}
+
 bool session_supervisor_alive(const struct session_record *rec)
 {
-	char path[64], buf[512], *p;
-	FILE *f;
+	char comm[512];
+	unsigned long long start;
+	char state;
 
 	if (rec->supervisor <= 0)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)rec->supervisor);
-	f = fopen(path, "re");
-	if (!f)
+	state = proc_stat(rec->supervisor, &start, comm, sizeof(comm));
+	/* A zombie is no supervisor. */
+	if (!state || state == 'Z' || state == 'X')
 		return false;
-	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	fclose(f);
-	/* A recycled pid is not our supervisor (it must still be a kjail),
-	 * and a zombie is no supervisor either. */
-	return p && strstr(buf, "(kjail)") && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	/* A recycled pid is not our supervisor: its start time differs.
+	 * (Records of older kjails have none: there the process must still
+	 * be named kjail, which a kjail installed under another name is
+	 * not, so such a live session looked dead to stop and rm.) */
+	if (rec->supervisor_start)
+		return start == rec->supervisor_start;
+	return strstr(comm, "(kjail)") != NULL;
 }

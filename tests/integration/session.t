@@ -88,6 +88,17 @@ like "$out" "$S +running" ls_shows_running
 kj ls --json
 like "$out" "\"name\":\"$S\",\"state\":\"running\"" ls_json
 
+# kjail under another name (an installed kjail-1.2, say): its sessions
+# are still told apart from a recycled pid, and rm leaves no record.
+cp "$KJAIL" "$T/kj-renamed" && chmod 755 "$T/kj-renamed"
+# shellcheck disable=SC2086
+as_caller "$T/kj-renamed" create $CREATE_ARGS "$S-c" >/dev/null 2>&1
+ls_out=$(as_caller "$T/kj-renamed" ls 2>&1)
+like "$ls_out" "$S-c +running" renamed_kjail_session_running
+as_caller "$T/kj-renamed" rm "$S-c" >/dev/null 2>&1
+ls_out=$(as_caller "$T/kj-renamed" ls 2>&1)
+unlike "$ls_out" "$S-c" renamed_kjail_rm_leaves_no_record
+
 # Sessions are isolated from each other.
 kj create $CREATE_ARGS "$S-b"
 kj exec -s "$S-b" -- sh -c 'cat /tmp/f 2>/dev/null; ps -eo args | grep -c "^sleep 1000"'
