@@ -4,25 +4,10 @@
 
 #include <errno.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/getent.h"
-
-static int parse_id(const char *s, uint32_t *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!*s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v >= UINT32_MAX)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
-}
+#include "runtime/validate.h"
 
 /* "name:x:uid:gid:gecos:home:shell" or "name:x:gid:members". */
 int account_parse(char *line, bool is_group, struct kj_account *a)
@@ -35,7 +20,8 @@ int account_parse(char *line, bool is_group, struct kj_account *a)
 	while (n < 7 && (f[n] = strsep(&p, ":")))
 		n++;
 	if (n < (is_group ? 3 : 6) || !f[0][0] || strlen(f[0]) >= sizeof(a->name) ||
-	    parse_id(f[2], &id) || (!is_group && parse_id(f[3], &gid)) ||
+	    parse_id(f[2], strlen(f[2]), &id) ||
+	    (!is_group && parse_id(f[3], strlen(f[3]), &gid)) ||
 	    (!is_group && strlen(f[5]) >= sizeof(a->home)))
 		return -EINVAL;
 	memset(a, 0, sizeof(*a));

@@ -29,25 +29,24 @@ long getent_query(const char *db, const char *key, char *out, size_t cap)
 	static char *const envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
 	char *argv[] = {"getent", (char *)db, "--", (char *)key, NULL};
 	posix_spawn_file_actions_t fa;
-	int p[2], rc = -ENOENT, st;
+	int p[2], e, st;
+	pid_t w;
 	bool truncated = false;
 	size_t len = 0;
 	pid_t pid = -1;
 
 	if (cap == 0 || pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	if ((rc = posix_spawn_file_actions_init(&fa)) != 0) {
+	if ((e = posix_spawn_file_actions_init(&fa)) != 0) {
 		close(p[0]);
 		close(p[1]);
-		return -rc;
+		return -e;
 	}
 	(void)posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
 	(void)posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
 	(void)posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	rc = -ENOENT;
 	for (int i = 0; paths[i] && pid < 0; i++)
-		if (access(paths[i], X_OK) == 0 &&
-		    posix_spawn(&pid, paths[i], &fa, NULL, argv, envp) != 0)
+		if (posix_spawn(&pid, paths[i], &fa, NULL, argv, envp) != 0)
 			pid = -1;
 	posix_spawn_file_actions_destroy(&fa);
 	close(p[1]);
@@ -68,11 +67,11 @@ long getent_query(const char *db, const char *key, char *out, size_t cap)
 	}
 	out[len] = '\0';
 	close(p[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
 		;
 	/* getent: 0 found, 2 not found (1 bad arguments, 3 no enumeration).
 	 * A cut answer is no answer: half a home directory is a wrong one. */
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || len == 0)
+	if (w < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || len == 0)
 		return -ENOENT;
 	return truncated ? -E2BIG : (long)len;
 }

@@ -116,7 +116,7 @@ void format_duration(uint64_t ms, char *buf, size_t len)
 		snprintf(buf, len, "%llums", (unsigned long long)ms);
 }
 
-static int parse_id(const char *s, size_t len, uint32_t *out)
+int parse_id(const char *s, size_t len, uint32_t *out)
 {
 	uint64_t v;
 

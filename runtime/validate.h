@@ -14,6 +14,9 @@ int parse_size(const char *opt, const char *s, uint64_t *out, struct kj_err *err
 int parse_duration(const char *opt, const char *s, uint64_t *ms, struct kj_err *err);
 /* "UID" or "UID:GID", numeric or a name from the user database. */
 int parse_user(const char *opt, const char *s, uid_t *uid, gid_t *gid, struct kj_err *err);
+/* A uid or gid: the len digits at s, below (uid_t)-1 ("unchanged" to the
+ * kernel). 0 or -EINVAL. */
+int parse_id(const char *s, size_t len, uint32_t *out);
 /* A size, or "max" (KJ_LIMIT_MAX). */
 int parse_size_or_max(const char *opt, const char *s, uint64_t *out, struct kj_err *err);
 /* A count ("256") or "max". */
