@@ -42,8 +42,6 @@ static int cmd_exec(int argc, char **argv)
 	struct kj_err err = {0};
 	int rc;
 
-	if (session_requested(argc, argv))
-		return cmd_session_exec(argc, argv);
 	config_init(&cfg);
 	rc = settings_load(argc, argv, true, &cfg, &src, &err);
 	if (rc == 1) {
@@ -115,6 +113,10 @@ int main(int argc, char **argv)
 {
 	kj_trace_init();
 	sanitize_fds();
+	/* An exec into a session first: its client is what agents call most,
+	 * and it needs none of cmd_exec's stack (a whole configuration). */
+	if (argc >= 2 && !strcmp(argv[1], "exec") && session_requested(argc - 2, argv + 2))
+		return cmd_session_exec(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "exec"))
 		return cmd_exec(argc - 2, argv + 2);
 	if (argc == 2 && !strcmp(argv[1], "gc"))

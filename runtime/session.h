@@ -56,6 +56,12 @@ int session_path(char *buf, size_t len, const char *name, const char *suffix, st
 int session_record_write(const struct session_record *rec, struct kj_err *err);
 /* 0, -ENOENT when there is no such session, or another error. */
 int session_record_read(const char *name, struct session_record *rec, struct kj_err *err);
+/* Only the per-exec defaults of the record (what an exec into the
+ * session starts from), without filling a whole record. */
+struct session_exec_defaults {
+	uint64_t timeout_ms, kill_grace_ms, output_limit;
+};
+int session_exec_defaults(const char *name, struct session_exec_defaults *d, struct kj_err *err);
 void session_forget(const char *name);
 bool session_supervisor_alive(const struct session_record *rec);
 /* A process's start time (field 22 of /proc/PID/stat), 0 if unknown. */

@@ -81,11 +81,12 @@ static void send_signal(int sock, int sig)
 	(void)session_send(sock, &h, NULL, 0, NULL, 0);
 }
 
+/* cfg->tty is off: no terminal of the caller's is handed to the session,
+ * a terminal fd becomes a pipe kjail relays (as --no-tty). */
 static int session_exec(const struct kj_config *cfg, const char *name, struct kj_err *err)
 {
 	static char payload[SESSION_MSG_MAX - sizeof(struct session_msg_hdr)];
 	struct session_msg_hdr h = {.type = SESSION_EXEC};
-	struct kj_config io_cfg = *cfg;
 	struct stdio_plan io;
 	struct pollfd pfd[3 + 3];
 	int sock, sfd, tfd = -1, status = -1, fds[3];
@@ -96,11 +97,8 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 	sock = session_connect(name, err);
 	if (sock < 0)
 		return KJ_EXIT_SETUP;
-	/* No terminal of the caller's is handed to the session: a terminal
-	 * fd becomes a pipe kjail relays (as --no-tty). */
-	io_cfg.tty = KJ_TTY_OFF;
 	if (build_payload(cfg, payload, sizeof(payload), &len, &h, err) ||
-	    stdio_plan_make(&io_cfg, &io, err))
+	    stdio_plan_make(cfg, &io, err))
 		return KJ_EXIT_SETUP;
 	for (int i = 0; i < 3; i++)
 		fds[i] = io.child_fd[i];
@@ -239,7 +237,7 @@ int cmd_session_exec(int argc, char **argv)
 	bool create = false, tv;
 	struct kj_config cfg;
 	struct kj_err err = {0};
-	struct session_record rec;
+	struct session_exec_defaults def;
 	int n = 0, i, rc = 0;
 
 	if (!rest)
@@ -284,12 +282,12 @@ int cmd_session_exec(int argc, char **argv)
 		int k;
 		/* Start from what the session was created with (its profile's
 		 * timeout, say); flags override. */
-		if (session_record_read(name, &rec, &err) == 0) {
-			cfg.timeout_ms = rec.timeout_ms;
-			if (rec.kill_grace_ms)
-				cfg.kill_grace_ms = rec.kill_grace_ms;
-			cfg.output_limited = rec.output_limit != 0;
-			cfg.output_limit = rec.output_limit;
+		if (session_exec_defaults(name, &def, &err) == 0) {
+			cfg.timeout_ms = def.timeout_ms;
+			if (def.kill_grace_ms)
+				cfg.kill_grace_ms = def.kill_grace_ms;
+			cfg.output_limited = def.output_limit != 0;
+			cfg.output_limit = def.output_limit;
 		}
 		for (k = 0; !rc && k < n && rest[k][0] == '-' && strcmp(rest[k], "--"); k++) {
 			char opt[64];
@@ -323,6 +321,7 @@ int cmd_session_exec(int argc, char **argv)
 		free(rest);
 		return KJ_EXIT_SETUP;
 	}
+	cfg.tty = KJ_TTY_OFF;
 	rc = session_exec(&cfg, name, &err);
 	if (rc == KJ_EXIT_SETUP && err.part[0])
 		kj_err_print(&err);

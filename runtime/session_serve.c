@@ -37,6 +37,7 @@
 struct conn {
 	int fd;
 	pid_t pid; /* the exec's process (and session and group) id, or 0 */
+	bool done; /* its exec was reported: closed after this round */
 };
 
 static struct conn conns[MAX_CONNS];
@@ -231,7 +232,7 @@ static void handle_request(struct sandbox *sb, int i)
 	last_activity_ms = now_ms();
 	switch (h.type) {
 	case SESSION_EXEC:
-		if (nfds != 3 || h.nargv == 0 || conns[i].pid) {
+		if (nfds != 3 || h.nargv == 0 || conns[i].pid || conns[i].done) {
 			reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, "malformed exec request");
 			break;
 		}
@@ -248,9 +249,16 @@ static void handle_request(struct sandbox *sb, int i)
 			}
 		}
 		pid = exec_start(sb, conns[i].fd, payload, len, &h, fds);
-		if (pid < 0)
-			reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, "fork failed");
-		else
+		if (pid < 0) {
+			/* Both replies: a client given only the first waited for
+			 * an exit status that never came. */
+			char why[160];
+			int e = errno;
+			snprintf(why, sizeof(why), "start the command: %s%s", strerror(e),
+				 e == EAGAIN ? " (the session is at its process limit, --pids)" : "");
+			reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, why);
+			reply(conns[i].fd, SESSION_EXITED, KJ_EXIT_SETUP, NULL);
+		} else
 			conns[i].pid = pid;
 		break;
 	case SESSION_SIGNAL:
@@ -284,8 +292,23 @@ static void reap(void)
 			if (conns[i].pid == pid) {
 				reply(conns[i].fd, SESSION_EXITED, exit_code_of(st), NULL);
 				conns[i].pid = 0;
+				/* The client needs nothing more from this connection:
+				 * closing it now spares init a wake-up when the client
+				 * exits (it reads what was sent before the close). */
+				conns[i].done = true;
 				last_activity_ms = now_ms();
 			}
+}
+
+/* Close the connections whose exec was reported (after the round that
+ * reported it, so no index of that round's poll moves under it). */
+static void sweep(void)
+{
+	for (int i = nconns - 1; i >= 0; i--)
+		if (conns[i].done) {
+			close(conns[i].fd);
+			conns[i] = conns[--nconns];
+		}
 }
 
 void session_serve(struct sandbox *sb, int listenfd)
@@ -367,5 +390,6 @@ void session_serve(struct sandbox *sb, int listenfd)
 		for (int i = n - 5; i >= 0; i--)
 			if (i < nconns && pfd[4 + i].revents)
 				handle_request(sb, i);
+		sweep();
 	}
 }

@@ -119,50 +119,96 @@ int session_record_write(const struct session_record *rec, struct kj_err *err)
 	return 0;
 }
 
-int session_record_read(const char *name, struct session_record *rec, struct kj_err *err)
+/* The record file of NAME, read whole into buf (NUL-terminated): 0,
+ * -ENOENT when there is none, or another error. A record is kjail's own
+ * small file; one that does not fit is refused, not cut. */
+static int record_load(const char *name, char *buf, size_t cap, struct kj_err *err)
 {
-	char path[512], line[4200];
-	FILE *f;
+	char path[512];
+	ssize_t n;
+	size_t len = 0;
+	int fd;
 
-	memset(rec, 0, sizeof(*rec));
 	if (session_path(path, sizeof(path), name, "state", err))
 		return -EINVAL;
-	f = fopen(path, "re");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
 		return errno == ENOENT ? -ENOENT
 				       : kj_fail(err, "session", errno, NULL, "read %s", path);
-	snprintf(rec->name, sizeof(rec->name), "%s", name);
-	while (fgets(line, sizeof(line), f)) {
-		char *eq = strchr(line, '='), *v;
-		if (!eq)
+	while (len < cap - 1 && (n = read(fd, buf + len, cap - 1 - len)) != 0) {
+		if (n < 0 && errno == EINTR)
 			continue;
-		*eq = '\0';
-		v = eq + 1;
-		v[strcspn(v, "\n")] = '\0';
-		if (!strcmp(line, "supervisor"))
-			rec->supervisor = (pid_t)atoi(v);
-		else if (!strcmp(line, "supervisor_start"))
-			rec->supervisor_start = strtoull(v, NULL, 10);
-		else if (!strcmp(line, "created"))
-			rec->created = atoll(v);
-		else if (!strcmp(line, "state"))
-			snprintf(rec->state, sizeof(rec->state), "%s", v);
-		else if (!strcmp(line, "workspace"))
-			snprintf(rec->workspace, sizeof(rec->workspace), "%s", v);
-		else if (!strcmp(line, "profile"))
-			snprintf(rec->profile, sizeof(rec->profile), "%s", v);
-		else if (!strcmp(line, "cgroup"))
-			snprintf(rec->cgroup, sizeof(rec->cgroup), "%s", v);
-		else if (!strcmp(line, "idle_ms"))
-			rec->idle_ms = strtoull(v, NULL, 10);
-		else if (!strcmp(line, "timeout_ms"))
-			rec->timeout_ms = strtoull(v, NULL, 10);
-		else if (!strcmp(line, "kill_grace_ms"))
-			rec->kill_grace_ms = strtoull(v, NULL, 10);
-		else if (!strcmp(line, "output_limit"))
-			rec->output_limit = strtoull(v, NULL, 10);
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			return kj_fail(err, "session", e, NULL, "read %s", path);
+		}
+		len += (size_t)n;
 	}
-	fclose(f);
+	close(fd);
+	if (len == cap - 1)
+		return kj_fail(err, "session", EFBIG, NULL, "read %s", path);
+	buf[len] = '\0';
+	return 0;
+}
+
+/* The value of "key=..." in a record's text, copied (cut at size) into
+ * out; false when the key is absent. */
+static bool record_value(const char *text, const char *key, char *out, size_t size)
+{
+	size_t k = strlen(key);
+
+	for (const char *line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (!strncmp(line, key, k) && line[k] == '=') {
+			snprintf(out, size, "%.*s", (int)strcspn(line + k + 1, "\n"), line + k + 1);
+			return true;
+		}
+	return false;
+}
+
+static unsigned long long record_number(const char *text, const char *key)
+{
+	char v[32];
+
+	return record_value(text, key, v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+}
+
+#define RECORD_MAX (sizeof(struct session_record) + 512)
+
+int session_record_read(const char *name, struct session_record *rec, struct kj_err *err)
+{
+	char text[RECORD_MAX];
+	int rc = record_load(name, text, sizeof(text), err);
+
+	memset(rec, 0, sizeof(*rec));
+	if (rc)
+		return rc;
+	snprintf(rec->name, sizeof(rec->name), "%s", name);
+	rec->supervisor = (pid_t)record_number(text, "supervisor");
+	rec->supervisor_start = record_number(text, "supervisor_start");
+	rec->created = (long long)record_number(text, "created");
+	(void)record_value(text, "state", rec->state, sizeof(rec->state));
+	(void)record_value(text, "workspace", rec->workspace, sizeof(rec->workspace));
+	(void)record_value(text, "profile", rec->profile, sizeof(rec->profile));
+	(void)record_value(text, "cgroup", rec->cgroup, sizeof(rec->cgroup));
+	rec->idle_ms = record_number(text, "idle_ms");
+	rec->timeout_ms = record_number(text, "timeout_ms");
+	rec->kill_grace_ms = record_number(text, "kill_grace_ms");
+	rec->output_limit = record_number(text, "output_limit");
+	return 0;
+}
+
+int session_exec_defaults(const char *name, struct session_exec_defaults *d, struct kj_err *err)
+{
+	char text[RECORD_MAX];
+	int rc = record_load(name, text, sizeof(text), err);
+
+	*d = (struct session_exec_defaults){0};
+	if (rc)
+		return rc;
+	d->timeout_ms = record_number(text, "timeout_ms");
+	d->kill_grace_ms = record_number(text, "kill_grace_ms");
+	d->output_limit = record_number(text, "output_limit");
 	return 0;
 }
 

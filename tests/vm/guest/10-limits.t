@@ -207,6 +207,22 @@ else
 fi
 wait $kj
 
+# --- a session at its pids limit -------------------------------------------------------------
+# init and one running exec fill --pids 2: the next exec cannot start. It
+# gets exit 125 and the reason (kjail once sent only the message, and the
+# client waited for an exit status that never came).
+"$KJAIL" create --pids 2 l10pids >/dev/null 2>&1
+"$KJAIL" exec -s l10pids -- sleep 100 >/dev/null 2>&1 &
+holder=$!
+wait_for 5 sh -c 'for f in "$1"/run-*/pids.current; do [ "$(cat "$f")" -ge 2 ] && exit 0; done; exit 1' - "$KJ"
+out=$(timeout 20 "$KJAIL" exec -s l10pids -- true 2>&1); rc=$?
+is "$rc" 125 "session_exec_at_pids_limit_exit_125"
+like "$out" "^kjail: session: start the command: Resource temporarily unavailable \(the session is at its process limit, --pids\)$" \
+	"session_exec_at_pids_limit_message"
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+"$KJAIL" rm l10pids >/dev/null 2>&1
+
 # --- no limits, no cgroup -----------------------------------------------------------------
 "$KJAIL" exec --memory max --pids max --cpus max -- sh -c 'ls /sys/fs/cgroup | wc -l; sleep 1' \
 	>/tmp/limits-nolimit 2>&1 &
