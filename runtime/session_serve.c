@@ -255,7 +255,8 @@ static void handle_request(struct sandbox *sb, int i)
 			char why[160];
 			int e = errno;
 			snprintf(why, sizeof(why), "start the command: %s%s", strerror(e),
-				 e == EAGAIN ? " (the session is at its process limit, --pids)" : "");
+				 e == EAGAIN ? " (the session is at its process limit, --pids)"
+					     : "");
 			reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, why);
 			reply(conns[i].fd, SESSION_EXITED, KJ_EXIT_SETUP, NULL);
 		} else

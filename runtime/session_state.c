@@ -156,11 +156,13 @@ static int record_load(const char *name, char *buf, size_t cap, struct kj_err *e
  * out; false when the key is absent. */
 static bool record_value(const char *text, const char *key, char *out, size_t size)
 {
-	size_t k = strlen(key);
+	char want[32];
+	int k = snprintf(want, sizeof(want), "%s=", key);
 
-	for (const char *line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-		if (!strncmp(line, key, k) && line[k] == '=') {
-			snprintf(out, size, "%.*s", (int)strcspn(line + k + 1, "\n"), line + k + 1);
+	for (const char *line = text; line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (!strncmp(line, want, (size_t)k)) {
+			snprintf(out, size, "%.*s", (int)strcspn(line + k, "\n"), line + k);
 			return true;
 		}
 	return false;
