@@ -74,12 +74,34 @@ int binds_prepare(const struct kj_config *cfg, int *mfds, struct kj_err *err)
 
 static int protect_paths(int rootfd, const struct kj_config *cfg, struct kj_err *err);
 
+/* Path components of an absolute destination ("/a/b" has 2). */
+static size_t dest_depth(const char *dest)
+{
+	size_t n = 0;
+
+	for (const char *p = dest; *p; p++)
+		n += p[0] != '/' && (p == dest || p[-1] == '/');
+	return n;
+}
+
 int binds_mount(int rootfd, const struct kj_config *cfg, const int *mfds, struct kj_err *err)
 {
+	size_t order[KJ_MAX_BINDS + 1], n = cfg->nbinds + 1;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i <= cfg->nbinds; i++)
-		rc = bind_attach(rootfd, mfds[i], bind_at(cfg, i), bind_what(cfg, i), err);
+	/* Shallower destinations first (stable: the workspace, then the
+	 * grants in flag order): a grant of /home must not cover a workspace
+	 * or a grant below it, which it did when attached after them. Only an
+	 * equal destination covers an earlier bind, the later flag winning. */
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i, d = dest_depth(bind_at(cfg, i)->dest);
+		for (; j > 0 && dest_depth(bind_at(cfg, order[j - 1])->dest) > d; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	for (size_t k = 0; !rc && k < n; k++)
+		rc = bind_attach(rootfd, mfds[order[k]], bind_at(cfg, order[k]),
+				 bind_what(cfg, order[k]), err);
 	/* --protect: read-only once every bind is in place, so no later bind
 	 * of the workspace's own can cover a protected path. */
 	return rc ? rc : protect_paths(rootfd, cfg, err);

@@ -74,6 +74,13 @@ touch "$T/data/file"
 refused rw_file_refused "^kjail: rw: $T/data/file: Not a directory \(write grants are directories" --rw "$T/data/file"
 kj exec --ro "$T/data/file:/tmp/file" -- cat /tmp/file
 is "$rc" 0 ro_file_allowed
+# A grant above the workspace or another grant does not cover them: the
+# deeper bind stays what it was asked to be, whatever the flag order.
+kj exec --ro "$T" -- sh -c "echo w >$WS/below-ro && echo ws-writable; touch $T/beside 2>/dev/null || echo parent-ro"
+is "$rc:$out" "0:ws-writable
+parent-ro" ro_grant_above_workspace_keeps_it_writable
+kj exec --rw "$T/data2" --ro "$T" -- sh -c "echo w >$T/data2/f && echo rw-kept"
+is "$rc:$out" "0:rw-kept" ro_grant_above_rw_grant_keeps_it_writable
 if [ "$KJ_AS" = user ]; then
 	mkdir -p "$T/rootonly"
 	refused rw_not_writable_by_caller_refused "^kjail: rw: $T/rootonly is not writable by you: Permission denied" --rw "$T/rootonly"
