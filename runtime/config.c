@@ -344,6 +344,24 @@ static int check_no_isolation(const struct kj_config *cfg, struct kj_err *err)
 		       "%s needs the sandbox's namespaces, and --isolation none has none", opt);
 }
 
+/* A sandbox holds at least its init and COMMAND, and with --net proxy
+ * the relay too: under a lower --pids, COMMAND could never start, and the
+ * run failed late with a fork error instead of saying why. */
+static int check_pids_floor(const struct kj_config *cfg, struct kj_err *err)
+{
+	uint64_t need = cfg->net == KJ_NET_PROXY ? 3 : 2;
+	char fix[96];
+
+	if (cfg->limits.pids == UINT64_MAX || cfg->limits.pids >= need)
+		return 0;
+	snprintf(fix, sizeof(fix), "give --pids %llu or more, or --pids max",
+		 (unsigned long long)need);
+	return kj_fail(err, "option", 0, fix,
+		       "--pids %s: a sandbox needs %llu processes (its init and COMMAND%s)",
+		       cfg->limits.pids_arg, (unsigned long long)need,
+		       cfg->net == KJ_NET_PROXY ? ", and the proxy's relay" : "");
+}
+
 int config_finish(struct kj_config *cfg, struct kj_err *err)
 {
 	struct stat st;
@@ -393,8 +411,9 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 			return kj_fail(err, "mask", errno, "mask a path that exists", "%s",
 				       cfg->masks[i]);
 	}
-	if ((rc = check_no_isolation(cfg, err)) || (rc = finish_protect(cfg, err)) ||
-	    (rc = finish_agent(cfg, err)) || (rc = proxy_config_check(cfg, err)))
+	if ((rc = check_no_isolation(cfg, err)) || (rc = check_pids_floor(cfg, err)) ||
+	    (rc = finish_protect(cfg, err)) || (rc = finish_agent(cfg, err)) ||
+	    (rc = proxy_config_check(cfg, err)))
 		return rc;
 	/* After the workspace and binds: a policy FILE may not lie in them. */
 	if (!cfg->seccomp_text && (rc = seccomp_choice_finish(cfg, err)))

@@ -83,6 +83,15 @@ refused output_limit_overflow_refused '^kjail: option: --output-limit' \
 refused tmp_size_zero_refused '^kjail: option: --tmp-size: 0 is too small' \
 	exec --tmp-size 0 -- "${run_marker[@]}"
 
+refused pids_below_init_and_command_refused \
+	"^kjail: option: --pids 1: a sandbox needs 2 processes \(its init and COMMAND\) \(give --pids 2 or more, or --pids max\)$" \
+	exec --pids 1 -- "${run_marker[@]}"
+refused pids_below_proxy_floor_refused "^kjail: option: --pids 2: a sandbox needs 3 processes \(its init and COMMAND, and the proxy's relay\)" \
+	exec --pids 2 --net proxy --allow-host a.test -- "${run_marker[@]}"
+kj create --pids 1 kjt-pids-floor
+is "$rc:$err" "125:kjail: option: --pids 1: a sandbox needs 2 processes (its init and COMMAND) (give --pids 2 or more, or --pids max)" \
+	pids_floor_checked_for_sessions_too
+
 refused net_bogus_refused "^kjail: option: --net: invalid value 'bogus' .*none, host" \
 	exec --net bogus -- "${run_marker[@]}"
 kj exec --net NONE -- sh -c 'echo accepted'

@@ -105,10 +105,11 @@ if have forkbomb; then
 	is "$(count_lines "$(cat /tmp/limits-bomb)" '^kjail: process limit reached \(64\)$')" 1 \
 		"process_limit_message_once_after_timeout"
 	is "$(leaves "$KJ")" 0 "leaf_removed_after_fork_bomb"
-	# Too few for init and COMMAND: the setup fails, and says why.
+	# Too few for init and COMMAND: refused before any cgroup is made.
 	run --pids 1 -- true
 	is "$rc" 125 "pids_1_cannot_start_125"
-	like "$err" "^kjail: process limit reached \(1\)$" "pids_1_says_limit_reached"
+	like "$err" "^kjail: option: --pids 1: a sandbox needs 2 processes \(its init and COMMAND\)" \
+		"pids_1_refused_up_front"
 else
 	skip "forks_refused_at_64" "no forkbomb probe"
 fi
@@ -206,6 +207,14 @@ else
 	not_ok "gc_keeps_live_leaf"
 fi
 wait $kj
+
+# --- the smallest process limits ----------------------------------------------------------
+# init and COMMAND fit in --pids 2 (the network thread of the setup has
+# ended by then), the proxy's relay in 3; kjail refuses less up front.
+run --pids 2 -- echo two
+is "$rc:$out" "0:two" "pids_2_runs_init_and_command"
+run --pids 3 --net proxy --allow-host a.test -- echo three
+is "$rc:$out" "0:three" "pids_3_runs_init_relay_and_command"
 
 # --- a session at its pids limit -------------------------------------------------------------
 # init and one running exec fill --pids 2: the next exec cannot start. It
