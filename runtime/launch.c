@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mounts/git_after.h"
 #include "net/proxy.h"
 #include "runtime/channel.h"
 #include "runtime/env.h"
@@ -249,13 +250,19 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 
 int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 {
+	struct git_after git;
 	struct sandbox sb;
 	int rc;
 
+	git_after_start(cfg, &git);
 	if (sandbox_start(&sb, cfg, -1, err))
 		return KJ_EXIT_SETUP;
 	rc = supervise(&sb);
 	kj_trace("sandbox ended");
+	/* Every process of the sandbox is gone: nothing can plant more. A
+	 * commondir that could not be set aside is kjail's failure. */
+	if (git_after_finish(&git, cfg->quiet))
+		rc = KJ_EXIT_SETUP;
 	stdio_restore(&sb.io);
 	relay_report(&sb.io);
 	proxy_stop(sb.proxy, true); /* "kjail: net: N connections refused" */

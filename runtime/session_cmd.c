@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mounts/git_after.h"
 #include "runtime/cgroup.h"
 #include "runtime/cli.h"
 #include "runtime/sandbox.h"
@@ -53,11 +54,13 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	struct sandbox sb;
 	struct session_record rec = {0};
 	struct kj_err err = {0};
+	struct git_after git;
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	sigset_t set;
 	siginfo_t si;
 
 	setsid();
+	git_after_start(cfg, &git);
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);
@@ -103,6 +106,9 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	}
 	(void)waitid(P_PIDFD, (id_t)sb.pidfd, &si, WEXITED);
 	sandbox_release(&sb);
+	/* The session's processes are all gone: a .git/commondir one of them
+	 * made is set aside (quietly: the supervisor has no terminal). */
+	(void)git_after_finish(&git, true);
 	/* Stopped: nothing held any more; the record stays until `rm`. */
 	{
 		char path[512];

@@ -144,7 +144,27 @@ like "$out" "rc=1" git_dir_cannot_be_swapped
 kj exec -- sh -c 'echo hi > f && git add f && git -c user.name=t -c user.email=t@t commit -qm m && git log --oneline | wc -l'
 is "$out" 1 git_commit_works_inside
 ok git_hooks_unchanged_on_host test ! -e "$WS/.git/hooks/pre-commit"
+# A .git/commondir made during the run would send host git to hooks and
+# config of the command's choosing: kjail sets it aside once the sandbox
+# is gone, and says so.
+kj exec -- sh -c 'echo /tmp/elsewhere > .git/commondir && echo planted'
+is "$rc:$out" "0:planted" git_commondir_can_be_created_inside
+ok git_commondir_set_aside_after_run test ! -e "$WS/.git/commondir" -a -e "$WS/.git/commondir.kjail-refused"
+like "$err" "kjail: git: the command created \.git/commondir .*renamed to \.git/commondir\.kjail-refused" \
+	git_commondir_set_aside_is_reported
+as_caller git -C "$WS" rev-parse --git-common-dir >/dev/null 2>&1
+is "$?" 0 git_still_works_on_host_after_commondir_set_aside
 rm -rf "$WS/.git" "$WS/f"
+# A repository the command creates is the user's, with the command's
+# config and hooks: said (not with --quiet), and left as it is.
+kj exec -- git init -q .
+like "$err" "kjail: git: the command created $WS/\.git: host git will use the config and hooks it wrote there" \
+	new_git_repository_is_reported
+ok new_git_repository_left_in_place test -d "$WS/.git"
+rm -rf "$WS/.git"
+kj exec --quiet -- git init -q .
+unlike "$err" "kjail: git:" new_git_repository_note_quiet_with_quiet
+rm -rf "$WS/.git"
 
 # Extra binds.
 mkdir -p "$T/rwdir" "$T/rodir"

@@ -13,7 +13,7 @@ fi
 CREATE_ARGS=$KJ_EXEC_ARGS
 KJ_EXEC_ARGS=
 S=kjt-$$
-cleanup_sessions() { for s in "$S" "$S-b" "$S-idle" "$S-c"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
+cleanup_sessions() { for s in "$S" "$S-b" "$S-idle" "$S-c" "$S-g"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
 trap 'cleanup_sessions; _cleanup' EXIT
 
 kj create $CREATE_ARGS "$S"
@@ -138,6 +138,17 @@ else
 	OUT=$(env -u XDG_RUNTIME_DIR "$KJAIL" ls 2>&1)
 	unlike "$OUT" "$S" root_does_not_list_user_sessions_by_default
 fi
+
+# A .git/commondir that a process of the session made is set aside once
+# the session has stopped (no process of it is left to make another).
+mkdir -p "$T/gws" && chmod 0777 "$T/gws"
+as_caller git init -q "$T/gws"
+kj create $CREATE_ARGS --workspace "$T/gws" "$S-g"
+kj exec -s "$S-g" -- sh -c 'echo /tmp/elsewhere > .git/commondir && echo planted'
+is "$rc:$out" "0:planted" session_commondir_can_be_created
+kj stop "$S-g"
+ok session_commondir_set_aside_at_stop test ! -e "$T/gws/.git/commondir" -a -e "$T/gws/.git/commondir.kjail-refused"
+kj rm "$S-g"
 
 # stop kills everything; the record stays until rm.
 kj stop "$S"
