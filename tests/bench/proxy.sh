@@ -7,7 +7,7 @@ set -eu
 KJAIL=$(readlink -f "${1:-build/kjail}")
 SIZE=${BENCH_SIZE:-1073741824}
 REQS=${BENCH_REQUESTS:-100}
-ROUNDS=${BENCH_ROUNDS:-3}
+ROUNDS=${BENCH_ROUNDS:-7}
 WS=$(mktemp -d /tmp/kjail-bench-proxy.XXXXXX)
 cd "$WS"
 limits=""
