@@ -259,14 +259,14 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 		return KJ_EXIT_SETUP;
 	rc = supervise(&sb);
 	kj_trace("sandbox ended");
-	/* Every process of the sandbox is gone: nothing can plant more. A
-	 * commondir that could not be set aside is kjail's failure. */
-	if (git_after_finish(&git, cfg->quiet))
-		rc = KJ_EXIT_SETUP;
 	stdio_restore(&sb.io);
 	relay_report(&sb.io);
 	proxy_stop(sb.proxy, true); /* "kjail: net: N connections refused" */
 	sb.proxy = NULL;
+	/* Every process of the sandbox is gone: nothing can plant more. A
+	 * commondir that could not be set aside is kjail's failure. */
+	if (git_after_finish(&git, cfg->quiet))
+		rc = KJ_EXIT_SETUP;
 	if (!sb.timed_out)
 		cgroup_report(sb.cg, cfg, &rc);
 	if (cfg->limits.stats) {
