@@ -150,6 +150,39 @@ static void reclaim_if_dead(const char *name)
 	}
 }
 
+/* Take NAME's lock file (one create per name at a time): the fd, held
+ * with LOCK_EX, or -errno. A lock file that rm, gc or a failed create
+ * unlinked while this one waited for it no longer guards the name: taken
+ * again from the path. */
+static int lock_name(const char *lockpath)
+{
+	for (;;) {
+		struct stat held, now;
+		int lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+		if (lock < 0)
+			return -errno;
+		if (flock(lock, LOCK_EX) < 0 || fstat(lock, &held) < 0) {
+			int e = errno;
+			close(lock);
+			return -e;
+		}
+		if (stat(lockpath, &now) == 0 && now.st_dev == held.st_dev &&
+		    now.st_ino == held.st_ino)
+			return lock;
+		close(lock);
+	}
+}
+
+/* A create that failed leaves nothing behind: its lock file is removed
+ * while still held (lock_name makes a waiting create take a new one). */
+static int create_failed(int lock, const char *lockpath, int rc)
+{
+	unlink(lockpath);
+	close(lock);
+	return rc;
+}
+
 int session_create(const struct kj_config *cfg, const char *name, struct kj_err *err)
 {
 	struct session_record rec;
@@ -164,10 +197,9 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	if (session_check_name(name, err) || session_dir_create(dir, sizeof(dir), err) ||
 	    session_path(lockpath, sizeof(lockpath), name, "lock", err))
 		return -EINVAL;
-	/* One create per name at a time. */
-	lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (lock < 0 || flock(lock, LOCK_EX) < 0)
-		return kj_fail(err, "session", errno, NULL, "lock %s", lockpath);
+	lock = lock_name(lockpath);
+	if (lock < 0)
+		return kj_fail(err, "session", -lock, NULL, "lock %s", lockpath);
 	if (session_record_read(name, &rec, err) == 0) {
 		if (!strcmp(rec.state, "running") && session_supervisor_alive(&rec)) {
 			close(lock);
@@ -180,13 +212,20 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	}
 	listenfd = listen_socket(name, err);
 	if (listenfd < 0 || pipe2(ready, O_CLOEXEC) < 0) {
-		close(lock);
-		return listenfd < 0 ? listenfd : kj_fail(err, "session", errno, NULL, "pipe");
+		if (listenfd >= 0) {
+			close(listenfd);
+			session_forget(name);
+		}
+		return create_failed(lock, lockpath,
+				     listenfd < 0 ? listenfd
+						  : kj_fail(err, "session", errno, NULL, "pipe"));
 	}
 	pid = fork();
 	if (pid < 0) {
-		close(lock);
-		return kj_fail(err, "session", errno, NULL, "start the supervisor");
+		close(listenfd);
+		session_forget(name);
+		return create_failed(lock, lockpath,
+				     kj_fail(err, "session", errno, NULL, "start the supervisor"));
 	}
 	if (pid == 0) {
 		close(ready[0]);
@@ -201,14 +240,18 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	(void)waitpid(pid, NULL, 0);
 	n = read(ready[0], &child_err, sizeof(child_err));
 	close(ready[0]);
-	close(lock);
 	if (n == (ssize_t)sizeof(child_err)) {
+		/* The supervisor forgot the session before it said why. */
 		*err = child_err;
-		return -EINVAL;
+		return create_failed(lock, lockpath, -EINVAL);
 	}
-	if (n != 1)
-		return kj_fail(err, "session", 0, NULL,
-			       "the supervisor of '%s' died while starting", name);
+	if (n != 1) {
+		session_forget(name); /* its socket, maybe its record */
+		return create_failed(lock, lockpath,
+				     kj_fail(err, "session", 0, NULL,
+					     "the supervisor of '%s' died while starting", name));
+	}
+	close(lock);
 	return 0;
 }
 
@@ -395,6 +438,19 @@ int cmd_rm(int argc, char **argv)
 	return 0;
 }
 
+/* A lock file with no session (its create was killed before it could
+ * remove it): removed, unless a create holds it right now. */
+static void orphan_lock_remove(const char *dir, const char *file, int namelen)
+{
+	char name[SESSION_NAME_MAX + 1], state[512];
+	struct stat st;
+
+	snprintf(name, sizeof(name), "%.*s", namelen, file);
+	snprintf(state, sizeof(state), "%s/%s.state", dir, name);
+	if (lstat(state, &st) < 0 && errno == ENOENT)
+		drop_lock(name);
+}
+
 /* Sessions whose supervisor died: forget them (their processes and
  * mounts died with the supervisor; cgroup_gc removes their cgroups). */
 int session_gc(struct kj_err *err)
@@ -411,6 +467,14 @@ int session_gc(struct kj_err *err)
 		char name[SESSION_NAME_MAX + 1];
 		size_t l = strlen(e->d_name);
 
+		if (l > 5 && !strcmp(e->d_name + l - 5, ".lock") && l - 5 <= SESSION_NAME_MAX) {
+			orphan_lock_remove(dir, e->d_name, (int)(l - 5));
+			continue;
+		}
+		if (l > 5 && !strcmp(e->d_name + l - 5, ".lock") && l - 5 <= SESSION_NAME_MAX) {
+			orphan_lock_remove(dir, e->d_name, (int)(l - 5));
+			continue;
+		}
 		if (l < 7 || strcmp(e->d_name + l - 6, ".state") || l - 6 > SESSION_NAME_MAX)
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(l - 6), e->d_name);

@@ -155,7 +155,7 @@ kj stop "$S"
 expect_rc stop_ok 0
 kj ls
 like "$out" "$S +stopped" stopped_session_listed
-alive=$(for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline 2>/dev/null | grep -q "^sleep 1000 " && echo x; done | wc -l)
+alive=$(for p in /proc/[0-9]*; do { tr '\0' ' ' < $p/cmdline; } 2>/dev/null | grep -q "^sleep 1000 " && echo x; done | wc -l)
 kj exec -s "$S" -- true
 expect_rc exec_into_stopped_125 125
 kj rm "$S"
@@ -166,6 +166,18 @@ is "$(ls -A "$sdir" | grep -c "^$S\.")" 0 rm_leaves_no_state_file
 # (the other session still has no sleep, so any left would be from $S)
 is "$alive" 0 stop_kills_background_processes
 
+# A create that fails while the sandbox is built (a root with no /proc to
+# mount on) leaves nothing in the state directory, its lock file included.
+mkdir -p "$T/emptyroot"
+kj create $CREATE_ARGS --root "$T/emptyroot" "$S-f"
+expect_rc failed_create_exits_125 125
+is "$(ls -A "$sdir" | grep -c "^$S-f\.")" 0 failed_create_leaves_no_file
+# The lock file of a create killed half-way is gc's to remove (silently:
+# it is no session).
+as_caller touch "$sdir/$S-o.lock"
+kj gc
+is "$rc:$out:$(ls -A "$sdir" | grep -c "^$S-o\.")" "0::0" gc_removes_orphan_lock_silently
+
 # --create recreates.
 kj exec -s "$S-c" --create $CREATE_ARGS -- echo made
 is "$out" made exec_create_creates_session
@@ -175,7 +187,7 @@ kj exec -s "$S-b" -- sh -c 'setsid sleep 1001 </dev/null >/dev/null 2>&1 &'
 sup=$(as_caller "$KJAIL" ls --json | python3 -c "import json,sys; print([s['pid'] for s in json.load(sys.stdin) if s['name']=='$S-b'][0])")
 kill -9 "$sup"
 sleep 0.5
-left=$(for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline 2>/dev/null | grep -q "^sleep 1001 " && echo x; done | wc -l)
+left=$(for p in /proc/[0-9]*; do { tr '\0' ' ' < $p/cmdline; } 2>/dev/null | grep -q "^sleep 1001 " && echo x; done | wc -l)
 is "$left" 0 supervisor_sigkill_leaves_no_process
 kj ls
 like "$out" "$S-b +dead" ls_shows_dead
