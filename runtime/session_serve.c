@@ -254,9 +254,10 @@ static void handle_request(struct sandbox *sb, int i)
 			 * an exit status that never came. */
 			char why[160];
 			int e = errno;
-			snprintf(why, sizeof(why), "start the command: %s%s", strerror(e),
-				 e == EAGAIN ? " (the session is at its process limit, --pids)"
-					     : "");
+			snprintf(why, sizeof(why), "start the command: %s (%s)", strerror(e),
+				 e == EAGAIN ? "the session is at its --pids limit: let a command "
+					       "end, or create the session with a higher --pids"
+					     : "kjail ls shows the session");
 			reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, why);
 			reply(conns[i].fd, SESSION_EXITED, KJ_EXIT_SETUP, NULL);
 		} else

@@ -226,7 +226,7 @@ holder=$!
 wait_for 5 sh -c 'for f in "$1"/run-*/pids.current; do [ "$(cat "$f")" -ge 2 ] && exit 0; done; exit 1' - "$KJ"
 out=$(timeout 20 "$KJAIL" exec -s l10pids -- true 2>&1); rc=$?
 is "$rc" 125 "session_exec_at_pids_limit_exit_125"
-like "$out" "^kjail: session: start the command: Resource temporarily unavailable \(the session is at its process limit, --pids\)$" \
+like "$out" "^kjail: session: start the command: Resource temporarily unavailable \(the session is at its --pids limit: let a command end, or create the session with a higher --pids\)$" \
 	"session_exec_at_pids_limit_message"
 kill $holder 2>/dev/null
 wait $holder 2>/dev/null
