@@ -67,8 +67,7 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 		dup2(null, 2);
 	}
 	if (sandbox_start(&sb, cfg, listenfd, &err)) {
-		(void)!write(ready, &err, sizeof(err));
-		session_forget(name);
+		(void)!write(ready, &err, sizeof(err)); /* create cleans up */
 		_exit(KJ_EXIT_SETUP);
 	}
 	close(listenfd);
@@ -174,10 +173,12 @@ static int lock_name(const char *lockpath)
 	}
 }
 
-/* A create that failed leaves nothing behind: its lock file is removed
- * while still held (lock_name makes a waiting create take a new one). */
-static int create_failed(int lock, const char *lockpath, int rc)
+/* A create that failed leaves nothing behind: no socket or record, and
+ * its lock file removed while still held (lock_name makes a waiting
+ * create take a new one). */
+static int create_failed(const char *name, int lock, const char *lockpath, int rc)
 {
+	session_forget(name);
 	unlink(lockpath);
 	close(lock);
 	return rc;
@@ -211,21 +212,20 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 		(void)cgroup_gc(NULL, err);
 	}
 	listenfd = listen_socket(name, err);
-	if (listenfd < 0 || pipe2(ready, O_CLOEXEC) < 0) {
-		if (listenfd >= 0) {
-			close(listenfd);
-			session_forget(name);
-		}
-		return create_failed(lock, lockpath,
-				     listenfd < 0 ? listenfd
-						  : kj_fail(err, "session", errno, NULL, "pipe"));
+	if (listenfd < 0)
+		return create_failed(name, lock, lockpath, listenfd);
+	if (pipe2(ready, O_CLOEXEC) < 0) {
+		int rc = kj_fail(err, "session", errno, NULL, "pipe");
+		close(listenfd);
+		return create_failed(name, lock, lockpath, rc);
 	}
 	pid = fork();
 	if (pid < 0) {
+		int rc = kj_fail(err, "session", errno, NULL, "start the supervisor");
 		close(listenfd);
-		session_forget(name);
-		return create_failed(lock, lockpath,
-				     kj_fail(err, "session", errno, NULL, "start the supervisor"));
+		close(ready[0]);
+		close(ready[1]);
+		return create_failed(name, lock, lockpath, rc);
 	}
 	if (pid == 0) {
 		close(ready[0]);
@@ -241,16 +241,13 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	n = read(ready[0], &child_err, sizeof(child_err));
 	close(ready[0]);
 	if (n == (ssize_t)sizeof(child_err)) {
-		/* The supervisor forgot the session before it said why. */
 		*err = child_err;
-		return create_failed(lock, lockpath, -EINVAL);
+		return create_failed(name, lock, lockpath, -EINVAL);
 	}
-	if (n != 1) {
-		session_forget(name); /* its socket, maybe its record */
-		return create_failed(lock, lockpath,
+	if (n != 1)
+		return create_failed(name, lock, lockpath,
 				     kj_fail(err, "session", 0, NULL,
 					     "the supervisor of '%s' died while starting", name));
-	}
 	close(lock);
 	return 0;
 }
