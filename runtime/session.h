@@ -53,6 +53,8 @@ int session_dir(char *buf, size_t len, struct kj_err *err);
 int session_dir_create(char *buf, size_t len, struct kj_err *err);
 /* dir/NAME.<suffix> */
 int session_path(char *buf, size_t len, const char *name, const char *suffix, struct kj_err *err);
+/* A record file's largest size: a bigger one is refused, not cut. */
+#define SESSION_RECORD_MAX (sizeof(struct session_record) + 512)
 int session_record_write(const struct session_record *rec, struct kj_err *err);
 /* 0, -ENOENT when there is no such session, or another error. */
 int session_record_read(const char *name, struct session_record *rec, struct kj_err *err);

@@ -74,7 +74,7 @@ static void signal_exec(pid_t sid, int sig)
 		pid_t pid = (pid_t)atoi(e->d_name);
 		FILE *f;
 		int fields;
-		long s = 0;
+		long s = 0, pg = 0;
 
 		if (pid <= 1)
 			continue;
@@ -84,8 +84,10 @@ static void signal_exec(pid_t sid, int sig)
 		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
 		fclose(f);
 		/* ") S ppid pgrp session" */
-		fields = p ? sscanf(p, ") %*c %*d %*d %ld", &s) : 0;
-		if (fields == 1 && s == sid)
+		fields = p ? sscanf(p, ") %*c %*d %ld %ld", &pg, &s) : 0;
+		/* The group had it already: a second SIGTERM would run a
+		 * command's trap twice. */
+		if (fields == 2 && s == sid && pg != sid)
 			(void)kill(pid, sig);
 	}
 	if (d)

@@ -6,7 +6,6 @@
  * planted in /tmp by someone else under the expected name is refused, not
  * used (a shared /tmp is where such traps are laid).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -17,15 +16,11 @@
 #include <unistd.h>
 
 #include "runtime/session.h"
+#include "runtime/session_quick.h"
 
 int session_check_name(const char *name, struct kj_err *err)
 {
-	size_t n = strlen(name);
-	bool ok = n >= 1 && n <= SESSION_NAME_MAX && isalnum((unsigned char)name[0]);
-
-	for (size_t i = 1; ok && i < n; i++)
-		ok = isalnum((unsigned char)name[i]) || strchr("_.-", name[i]);
-	if (!ok)
+	if (!session_name_ok(name))
 		return kj_fail(
 			err, "session", 0,
 			"a name is 1 to 64 of A-Z a-z 0-9 _ . -, starting with a letter or digit",
@@ -49,7 +44,7 @@ static int ensure_private_dir(const char *dir, bool create, struct kj_err *err)
 		}
 		return kj_fail(err, "session", errno, NULL, "%s", dir);
 	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+	if (!session_dir_private(st.st_mode, st.st_uid, geteuid()))
 		return kj_fail(err, "session", 0, "remove it; kjail recreates it with mode 0700",
 			       "%s is not a private directory of yours", dir);
 	return 0;
@@ -57,16 +52,7 @@ static int ensure_private_dir(const char *dir, bool create, struct kj_err *err)
 
 static int state_dir(char *buf, size_t len, bool create, struct kj_err *err)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	int n;
-
-	if (geteuid() == 0)
-		n = snprintf(buf, len, "/run/kjail");
-	else if (xdg && xdg[0] == '/')
-		n = snprintf(buf, len, "%s/kjail", xdg);
-	else
-		n = snprintf(buf, len, "/tmp/kjail-%u", (unsigned)geteuid());
-	if (n < 0 || (size_t)n >= len)
+	if (session_dir_compose(buf, len, (unsigned)geteuid(), getenv("XDG_RUNTIME_DIR")) == 0)
 		return kj_fail(err, "session", ENAMETOOLONG, NULL, "state directory");
 	return ensure_private_dir(buf, create, err);
 }
@@ -168,49 +154,41 @@ static bool record_value(const char *text, const char *key, char *out, size_t si
 	return false;
 }
 
-static unsigned long long record_number(const char *text, const char *key)
-{
-	char v[32];
-
-	return record_value(text, key, v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
-}
-
-#define RECORD_MAX (sizeof(struct session_record) + 512)
 
 int session_record_read(const char *name, struct session_record *rec, struct kj_err *err)
 {
-	char text[RECORD_MAX];
+	char text[SESSION_RECORD_MAX];
 	int rc = record_load(name, text, sizeof(text), err);
 
 	memset(rec, 0, sizeof(*rec));
 	if (rc)
 		return rc;
 	snprintf(rec->name, sizeof(rec->name), "%s", name);
-	rec->supervisor = (pid_t)record_number(text, "supervisor");
-	rec->supervisor_start = record_number(text, "supervisor_start");
-	rec->created = (long long)record_number(text, "created");
+	rec->supervisor = (pid_t)session_record_number(text, "supervisor");
+	rec->supervisor_start = session_record_number(text, "supervisor_start");
+	rec->created = (long long)session_record_number(text, "created");
 	(void)record_value(text, "state", rec->state, sizeof(rec->state));
 	(void)record_value(text, "workspace", rec->workspace, sizeof(rec->workspace));
 	(void)record_value(text, "profile", rec->profile, sizeof(rec->profile));
 	(void)record_value(text, "cgroup", rec->cgroup, sizeof(rec->cgroup));
-	rec->idle_ms = record_number(text, "idle_ms");
-	rec->timeout_ms = record_number(text, "timeout_ms");
-	rec->kill_grace_ms = record_number(text, "kill_grace_ms");
-	rec->output_limit = record_number(text, "output_limit");
+	rec->idle_ms = session_record_number(text, "idle_ms");
+	rec->timeout_ms = session_record_number(text, "timeout_ms");
+	rec->kill_grace_ms = session_record_number(text, "kill_grace_ms");
+	rec->output_limit = session_record_number(text, "output_limit");
 	return 0;
 }
 
 int session_exec_defaults(const char *name, struct session_exec_defaults *d, struct kj_err *err)
 {
-	char text[RECORD_MAX];
+	char text[SESSION_RECORD_MAX];
 	int rc = record_load(name, text, sizeof(text), err);
 
 	*d = (struct session_exec_defaults){0};
 	if (rc)
 		return rc;
-	d->timeout_ms = record_number(text, "timeout_ms");
-	d->kill_grace_ms = record_number(text, "kill_grace_ms");
-	d->output_limit = record_number(text, "output_limit");
+	d->timeout_ms = session_record_number(text, "timeout_ms");
+	d->kill_grace_ms = session_record_number(text, "kill_grace_ms");
+	d->output_limit = session_record_number(text, "output_limit");
 	return 0;
 }
 

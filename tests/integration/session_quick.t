@@ -1,0 +1,147 @@
+#!/bin/bash
+# The quick session client (runtime/session_quick.c): a plain
+# `kjail exec -s NAME [--] COMMAND` runs before glibc starts; everything
+# else falls through to the full client. Each test proves which client
+# ran, or that both give the same result.
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$KJ_AS" = user ]; then
+	export XDG_RUNTIME_DIR=$T/xdg
+	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR" && chown "$KJ_USER" "$XDG_RUNTIME_DIR"
+fi
+CREATE_ARGS=$KJ_EXEC_ARGS
+KJ_EXEC_ARGS=
+S=kjq-$$
+trap 'for s in "$S" "$S-t" "$S-o" "$S-e"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; _cleanup' EXIT
+chmod 0777 "$T"
+
+kj create $CREATE_ARGS "$S"
+expect_rc create_ready 0
+
+# Which client ran: the full one starts glibc, which sets up TLS with
+# arch_prctl(ARCH_SET_FS) first thing; the quick one never makes that
+# call. (strace itself failing shows as neither.)
+client_of() {
+	rm -f "$T/strace.out"
+	as_caller strace -f -qq -e trace=arch_prctl -o "$T/strace.out" "$KJAIL" "$@" \
+		</dev/null >/dev/null 2>&1
+	if [ ! -s "$T/strace.out" ] && [ -e "$T/strace.out" ]; then
+		echo quick
+	elif grep -q 'arch_prctl(ARCH_SET_FS' "$T/strace.out" 2>/dev/null; then
+		echo full
+	else
+		echo "strace failed"
+	fi
+}
+# The sanitizer build is dynamic and starts no quick client (ASan must
+# start first); only x86_64 builds have one.
+quick=quick
+if [ -n "${KJ_SANITIZE:-}" ] || [ "$(uname -m)" != x86_64 ]; then quick=full; fi
+quick_is() { # args... name
+	local name=${*: -1}
+	if [ "$quick" = quick ]; then
+		is "$(client_of "${@:1:$#-1}")" quick "$name"
+	else
+		skip "$name" "this build has no quick client (sanitizer build or not x86_64)"
+	fi
+}
+quick_is exec -s "$S" -- true quick_client_for_dash_s
+quick_is exec -s "$S" true quick_client_without_double_dash
+quick_is exec --session "$S" -- true quick_client_for_long_flag
+quick_is exec "--session=$S" -- true quick_client_for_long_flag_equals
+is "$(client_of exec -s "$S" --quiet -- true)" full any_option_takes_full_client
+is "$(client_of exec -s "nosuch-$$" -- true)" full unknown_session_takes_full_client
+is "$(client_of exec -s "-bad" -- true)" full bad_name_takes_full_client
+quick_is exec -s "$S" -- -x dash_command_after_double_dash_quick
+is "$(client_of exec -s "$S" -x)" full dash_word_before_command_takes_full_client
+is "$(KJAIL_TRACE=1 client_of exec -s "$S" -- true)" full trace_takes_full_client
+
+# The same results from both clients (--quiet changes nothing here but
+# the path taken).
+both() { # name cmd...
+	local name=$1 q f
+	shift
+	kj exec -s "$S" -- "$@"
+	q="$rc|$out|$err"
+	kj exec -s "$S" --quiet -- "$@"
+	f="$rc|$out|$err"
+	is "$q" "$f" "$name"
+}
+both same_status_and_output sh -c 'echo out; echo err >&2; exit 3'
+both same_not_found_message nosuchcommand
+both same_signal_status sh -c 'kill -TERM $$'
+both same_exec_failure_message /etc/hostname
+kj exec -s "$S" -- nosuchcommand
+is "$rc|$err" "127|kjail: exec: nosuchcommand: No such file or directory" quick_not_found_line
+
+# stdin, stdout and stderr are the caller's own fds, passed through.
+out=$(printf 'abc' | as_caller "$KJAIL" exec -s "$S" -- cat)
+is "$out" abc quick_stdin_passed_through
+out=$(as_caller "$KJAIL" exec -s "$S" -- sh -c 'echo x; echo done >&2' 2>&1 >&-; echo "rc=$?")
+is "$out" "done
+rc=0" closed_stdout_still_runs
+
+# A directory as stdin would open the host's file system to the command
+# (CVE-2024-21626 class): refused, by the full client, with its message.
+out=$(as_caller "$KJAIL" exec -s "$S" -- true </ 2>&1; echo " rc=$?")
+out=$(printf '%s' "$out" | tr '\n' ' ')
+like "$out" "kjail: stdio: stdin is a directory.*rc=125" directory_stdin_refused
+
+# No terminal of the caller reaches the session: under a terminal the
+# full client relays a pipe.
+pty_run() {
+	as_caller python3 -c 'import pty, sys; pty.spawn(sys.argv[1:])' "$KJAIL" exec -s "$S" "$@" \
+		-- sh -c 'test -t 0 && echo tty || echo notty' 2>&1 </dev/null | tr -d '\r'
+}
+like "$(pty_run)" "^notty$" terminal_stdin_not_handed_to_session
+like "$(pty_run --quiet)" "^notty$" terminal_stdin_not_handed_to_session_full
+
+# SIGTERM to the client reaches the command (once: --foreground, so
+# timeout does not signal its process group a second time).
+for mode in quick full; do
+	extra=
+	[ "$mode" = full ] && extra=--quiet
+	out=$(as_caller timeout --foreground --preserve-status -s TERM 2 "$KJAIL" exec -s "$S" $extra -- \
+		sh -c 'trap "echo got-term; exit 7" TERM; echo ready; sleep 30 & wait' 2>&1)
+	is "$?|$out" "7|ready
+got-term" "sigterm_forwarded_$mode"
+done
+
+# A session created with a timeout or an output cap: the quick client
+# leaves those to the full one, which applies them.
+kj create $CREATE_ARGS --timeout 1 --kill-grace 1 "$S-t"
+is "$(client_of exec -s "$S-t" -- true)" full session_timeout_takes_full_client
+kj exec -s "$S-t" -- sleep 30
+is "$rc" 124 session_timeout_applies_to_plain_exec
+like "$err" "timed out after 1s" session_timeout_message
+kj create $CREATE_ARGS --output-limit 100 "$S-o"
+kj exec -s "$S-o" -- sh -c 'head -c 1000 /dev/zero | tr "\0" x'
+is "${#out}" 100 session_output_limit_applies_to_plain_exec
+
+# A command line too long for one request is refused, not cut.
+kj exec -s "$S" -- sh -c 'echo $#' x $(seq 1 20000)
+is "$rc" 125 long_command_line_125
+like "$err" "the command line is too long" long_command_line_message
+
+# A session that ends under a running exec: the client says so.
+kj create $CREATE_ARGS "$S-e"
+( as_caller "$KJAIL" exec -s "$S-e" -- sleep 30 >"$T/e.out" 2>&1; echo "rc=$?" >>"$T/e.out" ) &
+for i in $(seq 100); do
+	kj exec -s "$S-e" -- sh -c 'ps -eo args | grep -q "^sleep 30"' && break
+	sleep 0.05
+done
+kj stop "$S-e"
+wait
+like "$(tr '\n' ' ' <"$T/e.out")" "kjail: session: session '$S-e' ended \(kjail ls shows its state\).*rc=125" \
+	session_ended_under_exec
+
+# The state directory must be the caller's own (0700): the quick client
+# judges it with the full client's check, so a shared one is refused.
+if [ "$KJ_AS" = user ]; then
+	mkdir -p "$T/xdg2/kjail" && chown -R "$KJ_USER" "$T/xdg2" && chmod 755 "$T/xdg2/kjail"
+	out=$(XDG_RUNTIME_DIR=$T/xdg2 as_caller "$KJAIL" exec -s "$S" -- true 2>&1; echo " rc=$?")
+	out=$(printf '%s' "$out" | tr '\n' ' ')
+	like "$out" "is not a private directory of yours.*rc=125" shared_state_dir_refused
+fi
+
+done_testing
