@@ -373,7 +373,8 @@ __attribute__((noreturn)) static void wait_exit(int sock, const char *name)
 	(void)SYS4(SYS_rt_sigprocmask, SIG_BLOCK, &blocked, 0, sizeof(blocked));
 	sfd = SYS4(SYS_signalfd4, -1, &fwd, sizeof(fwd), SFD_CLOEXEC);
 	for (;;) {
-		struct pollfd p[2] = {{.fd = sock, .events = POLLIN}, {.fd = (int)sfd, .events = POLLIN}};
+		struct pollfd p[2] = {{.fd = sock, .events = POLLIN},
+				      {.fd = (int)sfd, .events = POLLIN}};
 		long r = SYS3(SYS_poll, p, 2, -1);
 
 		if (r == -EINTR)
@@ -425,8 +426,7 @@ __attribute__((visibility("hidden"), used)) void session_quick_main(long *sp)
 	const char *name;
 	int sock;
 
-	if (!plain_form(argc, argv, &name, &cmd) || q_getenv(envp, "KJAIL_TRACE") ||
-	    !stdio_plain())
+	if (!plain_form(argc, argv, &name, &cmd) || q_getenv(envp, "KJAIL_TRACE") || !stdio_plain())
 		return;
 	sock = connect_plain(envp, name);
 	if (sock < 0)

@@ -154,7 +154,6 @@ static bool record_value(const char *text, const char *key, char *out, size_t si
 	return false;
 }
 
-
 int session_record_read(const char *name, struct session_record *rec, struct kj_err *err)
 {
 	char text[SESSION_RECORD_MAX];

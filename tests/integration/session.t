@@ -23,10 +23,13 @@ is "$out|$err|$rc" "hello|err|3" exec_into_session_output_and_status
 kj exec -s "$S" -- sh -c 'echo state > /tmp/f; export X=1'
 kj exec -s "$S" -- cat /tmp/f
 is "$out" state tmp_state_carries_between_execs
-kj exec -s "$S" -- sh -c 'setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo started'
+# The background sleeps' durations are this run's own: the VM runs the
+# root and user lanes side by side, and each looks for its own on the host.
+BG1=1000$$ BG2=1001$$
+kj exec -s "$S" -- sh -c 'setsid sleep "$1" </dev/null >/dev/null 2>&1 & echo started' sh "$BG1"
 # (setsid and sleep may still be starting when the next exec comes: wait
 # up to 5 s for it to show.)
-kj exec -s "$S" -- sh -c 'for i in $(seq 100); do ps -eo args | grep -q "^sleep 1000" && break; sleep 0.05; done; ps -eo args | grep -c "^sleep 1000"'
+kj exec -s "$S" -- sh -c 'for i in $(seq 100); do ps -eo args | grep -q "^sleep $1" && break; sleep 0.05; done; ps -eo args | grep -c "^sleep $1"' sh "$BG1"
 is "$out" 1 background_process_survives_between_execs
 kj exec -s "$S" -- hostname
 is "$out" kjail session_is_a_sandbox
@@ -101,7 +104,7 @@ unlike "$ls_out" "$S-c" renamed_kjail_rm_leaves_no_record
 
 # Sessions are isolated from each other.
 kj create $CREATE_ARGS "$S-b"
-kj exec -s "$S-b" -- sh -c 'cat /tmp/f 2>/dev/null; ps -eo args | grep -c "^sleep 1000"'
+kj exec -s "$S-b" -- sh -c 'cat /tmp/f 2>/dev/null; ps -eo args | grep -c "^sleep $1"' sh "$BG1"
 is "$out" 0 sessions_isolated_from_each_other
 
 # Twenty sessions at once.
@@ -155,7 +158,7 @@ kj stop "$S"
 expect_rc stop_ok 0
 kj ls
 like "$out" "$S +stopped" stopped_session_listed
-alive=$(for p in /proc/[0-9]*; do { tr '\0' ' ' < $p/cmdline; } 2>/dev/null | grep -q "^sleep 1000 " && echo x; done | wc -l)
+alive=$(for p in /proc/[0-9]*; do { tr '\0' ' ' < $p/cmdline; } 2>/dev/null | grep -q "^sleep $BG1 " && echo x; done | wc -l)
 kj exec -s "$S" -- true
 expect_rc exec_into_stopped_125 125
 kj rm "$S"
@@ -183,11 +186,11 @@ kj exec -s "$S-c" --create $CREATE_ARGS -- echo made
 is "$out" made exec_create_creates_session
 
 # SIGKILL of the supervisor: every process dies, ls says dead, gc cleans.
-kj exec -s "$S-b" -- sh -c 'setsid sleep 1001 </dev/null >/dev/null 2>&1 &'
+kj exec -s "$S-b" -- sh -c 'setsid sleep "$1" </dev/null >/dev/null 2>&1 &' sh "$BG2"
 sup=$(as_caller "$KJAIL" ls --json | python3 -c "import json,sys; print([s['pid'] for s in json.load(sys.stdin) if s['name']=='$S-b'][0])")
 kill -9 "$sup"
 sleep 0.5
-left=$(for p in /proc/[0-9]*; do { tr '\0' ' ' < $p/cmdline; } 2>/dev/null | grep -q "^sleep 1001 " && echo x; done | wc -l)
+left=$(for p in /proc/[0-9]*; do { tr '\0' ' ' < $p/cmdline; } 2>/dev/null | grep -q "^sleep $BG2 " && echo x; done | wc -l)
 is "$left" 0 supervisor_sigkill_leaves_no_process
 kj ls
 like "$out" "$S-b +dead" ls_shows_dead
