@@ -115,6 +115,10 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	/* No signalfd (out of fds): a signal then ends the client, and init
+	 * kills the command whose client went away. */
+	if (sfd < 0)
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
 	if (cfg->timeout_ms) {
 		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 		arm(tfd, cfg->timeout_ms);

@@ -251,7 +251,7 @@ static bool record_plain(const char *path)
 {
 	static char text[SESSION_RECORD_MAX];
 	size_t len = 0;
-	long fd = SYS2(SYS_open, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), n;
+	long fd = SYS2(SYS_open, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), n = 0;
 
 	if (fd < 0)
 		return false;
@@ -372,6 +372,10 @@ __attribute__((noreturn)) static void wait_exit(int sock, const char *name)
 
 	(void)SYS4(SYS_rt_sigprocmask, SIG_BLOCK, &blocked, 0, sizeof(blocked));
 	sfd = SYS4(SYS_signalfd4, -1, &fwd, sizeof(fwd), SFD_CLOEXEC);
+	/* No signalfd (out of fds): a signal then ends the client, and init
+	 * kills the command whose client went away. */
+	if (sfd < 0)
+		(void)SYS4(SYS_rt_sigprocmask, SIG_UNBLOCK, &fwd, 0, sizeof(fwd));
 	for (;;) {
 		struct pollfd p[2] = {{.fd = sock, .events = POLLIN},
 				      {.fd = (int)sfd, .events = POLLIN}};

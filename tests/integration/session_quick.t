@@ -107,6 +107,24 @@ for mode in quick full; do
 got-term" "sigterm_forwarded_$mode"
 done
 
+# Out of fds for a signalfd: a signal still ends the client (it is not
+# left blocked), and init kills the command whose client went away.
+# (-k 3: a client that ignored the signal is killed, and the test fails.)
+for mode in quick full; do
+	extra=
+	[ "$mode" = full ] && extra=--quiet
+	t0=$(date +%s%N)
+	as_caller sh -c 'ulimit -n 4; exec timeout --foreground -k 3 -s TERM 1 "$@"' sh \
+		"$KJAIL" exec -s "$S" $extra -- sleep 3$$ >/dev/null 2>&1
+	rc=$?
+	t1=$(date +%s%N)
+	is "$rc" 124 "no_signalfd_signal_ends_client_$mode"
+	ok "no_signalfd_client_ends_promptly_$mode ($(( (t1 - t0) / 1000000 )) ms)" \
+		test $(( (t1 - t0) / 1000000 )) -lt $((3000 + KJ_TIME_SLACK_MS))
+	kj exec -s "$S" -- sh -c 'for i in $(seq 50); do ps -eo args | grep -q "^sleep $1" || exit 0; sleep 0.1; done; exit 1' sh "3$$"
+	is "$rc" 0 "no_signalfd_command_killed_$mode"
+done
+
 # A session created with a timeout or an output cap: the quick client
 # leaves those to the full one, which applies them.
 kj create $CREATE_ARGS --timeout 1 --kill-grace 1 "$S-t"
