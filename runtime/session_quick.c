@@ -45,13 +45,6 @@ static size_t q_len(const char *s)
 	return n;
 }
 
-static bool q_eq(const char *a, const char *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
-
 static bool q_prefix(const char *s, const char *prefix)
 {
 	while (*prefix && *s == *prefix)
@@ -164,6 +157,13 @@ static long sys6(long nr, long a, long b, long c, long d, long e, long f)
 			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
 			 : "rcx", "r11", "memory");
 	return ret;
+}
+
+static bool q_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
 }
 
 #define SYS1(nr, a) sys6(nr, (long)(a), 0, 0, 0, 0, 0)
