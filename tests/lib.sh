@@ -63,6 +63,21 @@ KJ_TIME_SLACK_MS=${KJ_TIME_SLACK_MS:-0}
 # proven in the VM).
 KJ_EXEC_ARGS=${KJ_EXEC_ARGS:-}
 
+# session_test_setup: for the session suites. Each run gets its own state
+# directory (XDG_RUNTIME_DIR for the unprivileged user; root's is
+# /run/kjail, so names carry $$). Options that shape a sandbox go to
+# create, in $CREATE_ARGS (on a hybrid host KJ_EXEC_ARGS holds the
+# no-limits pair); single execs carry none.
+session_test_setup() {
+	if [ "$KJ_AS" = user ]; then
+		export XDG_RUNTIME_DIR=$T/xdg
+		mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR" &&
+			chown "$KJ_USER" "$XDG_RUNTIME_DIR"
+	fi
+	CREATE_ARGS=$KJ_EXEC_ARGS
+	KJ_EXEC_ARGS=
+}
+
 # kj ARGS...: run kjail as the caller; sets $out, $err, $rc.
 kj() {
 	local o e

@@ -2,16 +2,7 @@
 # Persistent sessions: create once, exec many times.
 . "$(dirname "$0")/../lib.sh"
 
-# Each test run gets its own state directory (XDG_RUNTIME_DIR for the
-# unprivileged user; root's is /run/kjail, so names carry $$).
-if [ "$KJ_AS" = user ]; then
-	export XDG_RUNTIME_DIR=$T/xdg
-	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR" && chown "$KJ_USER" "$XDG_RUNTIME_DIR"
-fi
-# Options that shape a sandbox go to create (on this host
-# KJ_EXEC_ARGS holds the no-limits pair); single execs carry none.
-CREATE_ARGS=$KJ_EXEC_ARGS
-KJ_EXEC_ARGS=
+session_test_setup
 S=kjt-$$
 cleanup_sessions() { for s in "$S" "$S-b" "$S-idle" "$S-c" "$S-g"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
 trap 'cleanup_sessions; _cleanup' EXIT

@@ -5,12 +5,7 @@
 # ran, or that both give the same result.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$KJ_AS" = user ]; then
-	export XDG_RUNTIME_DIR=$T/xdg
-	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR" && chown "$KJ_USER" "$XDG_RUNTIME_DIR"
-fi
-CREATE_ARGS=$KJ_EXEC_ARGS
-KJ_EXEC_ARGS=
+session_test_setup
 S=kjq-$$
 trap 'for s in "$S" "$S-t" "$S-o" "$S-e"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; _cleanup' EXIT
 chmod 0777 "$T"
