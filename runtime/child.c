@@ -78,8 +78,9 @@ static int start_relay(struct sandbox *sb, struct kj_err *err)
 	return 0;
 }
 
-/* The sandbox's own terminal, from its private devpts; the master goes
- * to the parent, which relays it to the caller's terminal. */
+/* The sandbox's own terminal, from its private devpts, with the caller's
+ * settings and size; the master goes to the parent, which relays it to
+ * the caller's terminal. */
 static int open_pty(struct sandbox *sb, int *slave, struct kj_err *err)
 {
 	int master, unlock = 0, rc;
@@ -97,6 +98,7 @@ static int open_pty(struct sandbox *sb, int *slave, struct kj_err *err)
 		close(master);
 		return rc;
 	}
+	stdio_pty_inherit(&sb->io, *slave);
 	rc = channel_send_fd(sb->chan[1], master);
 	close(master);
 	return rc < 0 ? kj_fail(err, "tty", -rc, NULL, "pass the terminal to kjail") : 0;

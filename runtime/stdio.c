@@ -97,6 +97,22 @@ void stdio_resize(struct stdio_plan *io)
 		(void)ioctl(io->master, TIOCSWINSZ, &ws);
 }
 
+void stdio_pty_inherit(const struct stdio_plan *io, int slave)
+{
+	struct termios t;
+	struct winsize ws;
+
+	/* Done by init before COMMAND starts: kjail learns of the pty only
+	 * afterwards, so a command that reads its size or sets its own modes
+	 * at once (stty, an editor) would race kjail and lose. */
+	if (io->term_fd < 0)
+		return;
+	if (tcgetattr(io->term_fd, &t) == 0)
+		(void)tcsetattr(slave, TCSANOW, &t);
+	if (ioctl(io->term_fd, TIOCGWINSZ, &ws) == 0)
+		(void)ioctl(slave, TIOCSWINSZ, &ws);
+}
+
 int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err)
 {
 	struct kj_config none = {0},
@@ -106,9 +122,8 @@ int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err)
 	io->master = master;
 	if (io->term_fd >= 0 && tcgetattr(io->term_fd, &io->saved) == 0) {
 		struct termios raw = io->saved;
-		/* The sandbox's terminal starts with the caller's settings; the
-		 * caller's own terminal goes raw so every key reaches it. */
-		(void)tcsetattr(master, TCSANOW, &io->saved);
+		/* The caller's own terminal goes raw so every key reaches the
+		 * sandbox's (which already has the caller's settings). */
 		cfmakeraw(&raw);
 		if (tcsetattr(io->term_fd, TCSADRAIN, &raw) < 0)
 			return kj_fail(err, "tty", errno, "use --no-tty",

@@ -42,6 +42,9 @@ int stdio_fd_check(int fd, const char *name, struct kj_err *err);
 int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct kj_err *err);
 /* Parent, after clone: close the child's ends. */
 void stdio_parent_close_child_ends(struct stdio_plan *io);
+/* init, before COMMAND starts: the caller's terminal settings and window
+ * size onto the sandbox's pty. */
+void stdio_pty_inherit(const struct stdio_plan *io, int slave);
 /* Parent: the sandbox's pty master arrived; wire the relays, raw mode. */
 int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err);
 /* Parent: copy the caller's window size to the sandbox's terminal. */

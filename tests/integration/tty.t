@@ -291,4 +291,18 @@ onpty --size 40 100 --timeout 20 \
 	-- "$KJC"' -- sh -c '\''echo "SIZE1=$(stty size)"; echo READY; read -r x; echo "SIZE2=$(stty size)"'\'
 is "$(line_of SIZE1=)/$(line_of SIZE2=)" "40 100/50 120" window_resize_reaches_sandbox
 
+# The command may read its size or change its terminal modes the moment it
+# starts, before kjail has taken the pty's master (CI saw "0 0" once). A
+# 0.3 s delay on each of kjail's recvmsg calls (strace fault injection)
+# makes kjail late every time: the size and the caller's settings (erase
+# set to ^H here) must already be on the sandbox's terminal.
+if command -v strace >/dev/null; then
+	onpty --size 40 100 --timeout 30 -- 'stty erase ^H; strace -qq -o /dev/null -e trace=recvmsg -e inject=recvmsg:delay_enter=300000 '"$KJC"' -- sh -c '\''echo "SIZE=$(stty size)"; stty -a | tr ";" "\n" | sed -n "s/^ *erase = /ERASE=/p"'\'
+	is "$(line_of SIZE=)" "40 100" window_size_set_before_command_starts
+	is "$(line_of ERASE=)" "^H" terminal_settings_set_before_command_starts
+else
+	skip window_size_set_before_command_starts "no strace to delay kjail"
+	skip terminal_settings_set_before_command_starts "no strace to delay kjail"
+fi
+
 done_testing
