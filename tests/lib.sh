@@ -145,6 +145,19 @@ expected not to match: $2"
 	fi
 }
 
+# settles SECONDS command...: run the command every 0.05 s until it
+# succeeds or SECONDS have passed; its last status. For what must become
+# true soon after an event (the processes a kill leaves are gone), where
+# a fixed sleep fails on a loaded machine.
+settles() {
+	local end=$((${EPOCHREALTIME/./} / 1000 + $1 * 1000))
+	shift
+	until "$@"; do
+		[ $((${EPOCHREALTIME/./} / 1000)) -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+
 # expect_rc NAME WANT: check $rc from the last kj
 expect_rc() {
 	if [ "$rc" = "$2" ]; then

@@ -263,10 +263,15 @@ done
 sleep 0.5 # the rest of the tree, then the snapshot
 pids=$(descendants $bg)
 for p in $pids; do [ "$(comm_of "$p")" = kjail-proxy ] && kill -9 "$(awk '{print $4}' "/proc/$p/stat")"; done
-sleep 1
-left=""
-for p in $pids; do kill -0 "$p" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] &&
-	left="$left $p($(comm_of "$p"))"; done
+# What of the snapshot still lives (zombies count as gone), polled for
+# up to 5 s: the kernel delivers the parent-death signals in turn.
+none_left() {
+	left=""
+	for p in $pids; do kill -0 "$p" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] &&
+		left="$left $p($(comm_of "$p"))"; done
+	[ -z "$left" ]
+}
+settles 5 none_left
 is "$left" "" proxy_and_sandbox_gone_after_kjail_is_killed
 wait $bg 2>/dev/null
 

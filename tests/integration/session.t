@@ -179,10 +179,11 @@ is "$out" made exec_create_creates_session
 # SIGKILL of the supervisor: every process dies, ls says dead, gc cleans.
 kj exec -s "$S-b" -- sh -c 'setsid sleep "$1" </dev/null >/dev/null 2>&1 &' sh "$BG2"
 sup=$(as_caller "$KJAIL" ls --json | python3 -c "import json,sys; print([s['pid'] for s in json.load(sys.stdin) if s['name']=='$S-b'][0])")
+bg2_running() { for p in /proc/[0-9]*; do { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null; echo; done | grep -q "^sleep $BG2 "; }
+bg2_gone() { ! bg2_running; }
+ok session_background_process_running_before_sigkill settles 5 bg2_running
 kill -9 "$sup"
-sleep 0.5
-left=$(for p in /proc/[0-9]*; do { tr '\0' ' ' < $p/cmdline; } 2>/dev/null | grep -q "^sleep $BG2 " && echo x; done | wc -l)
-is "$left" 0 supervisor_sigkill_leaves_no_process
+ok supervisor_sigkill_leaves_no_process settles 5 bg2_gone
 kj ls
 like "$out" "$S-b +dead" ls_shows_dead
 kj gc
