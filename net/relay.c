@@ -4,6 +4,7 @@
  * the sandbox's pids limit) and lets the proxy move bytes straight between
  * the upstream socket and the sandbox's: one relaying process, not two. */
 #include "net/relay.h"
+#include "runtime/stdio.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -59,7 +60,6 @@ static int pass_fd(int sock, int fd)
 void relay_run(int listen_fd, int proxy_fd, const struct kj_seccomp_prog *seccomp)
 {
 	struct kj_err err;
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	sigset_t none;
 
 	/* The relay must not outlive the sandbox's init (it would anyway die
@@ -68,11 +68,7 @@ void relay_run(int listen_fd, int proxy_fd, const struct kj_seccomp_prog *seccom
 	(void)prctl(PR_SET_NAME, "kjail-relay");
 	/* CVE-2017-5226 / CVE-2024-21626: no terminal of the caller's and no
 	 * fd of init's (its channel to kjail, COMMAND's pipes) stays here. */
-	if (null >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-	}
+	stdio_release(false);
 	/* Moved high first, so neither dup2 below can clobber the other. */
 	listen_fd = fcntl(listen_fd, F_DUPFD_CLOEXEC, 10);
 	proxy_fd = fcntl(proxy_fd, F_DUPFD_CLOEXEC, 10);

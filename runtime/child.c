@@ -327,5 +327,11 @@ void sandbox_child(struct sandbox *sb)
 	for (int i = 0; i < 3; i++)
 		if (sb->io.child_only[i] >= 0)
 			close(sb->io.child_only[i]);
+	/* CVE-2017-5226: COMMAND has its stdio (it has executed: spawn_shared
+	 * waits for that), so the caller's terminal or pipes leave init, the
+	 * one process of kjail's inside the sandbox. init is non-dumpable and
+	 * ptrace is denied, so nothing inside could reach them there; this
+	 * makes that not matter. stderr stays for KJAIL_TRACE's last line. */
+	stdio_release(kj_tracing());
 	init_run(sb->ctl[0], command);
 }

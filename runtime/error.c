@@ -75,6 +75,11 @@ void kj_trace_init(void)
 		trace_t0 = now_us();
 }
 
+bool kj_tracing(void)
+{
+	return trace_t0 >= 0;
+}
+
 void kj_trace(const char *step)
 {
 	char line[128];

@@ -10,6 +10,7 @@
 #define KJAIL_ERROR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 #define KJ_EXIT_SETUP 125 /* kjail itself failed: bad option, setup failure */
 #define KJ_EXIT_TIMEOUT 124
@@ -39,5 +40,6 @@ void kj_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * so every millisecond of start-up can be accounted for (make bench). */
 void kj_trace_init(void);
 void kj_trace(const char *step);
+bool kj_tracing(void); /* KJAIL_TRACE is on */
 
 #endif

@@ -148,6 +148,19 @@ void stdio_restore(struct stdio_plan *io)
 	}
 }
 
+void stdio_release(bool keep_stderr)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	/* Closed if /dev/null cannot be had: either way no fd of the
+	 * caller's stays. */
+	for (int fd = 0; fd < (keep_stderr ? 2 : 3); fd++)
+		if (fd != null && (null < 0 || dup2(null, fd) < 0))
+			close(fd);
+	if (null > 2)
+		close(null);
+}
+
 int stdio_child_install(const struct stdio_plan *io, int slave)
 {
 	for (int i = 0; i < 3; i++) {

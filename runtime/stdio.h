@@ -45,6 +45,10 @@ void stdio_parent_close_child_ends(struct stdio_plan *io);
 /* init, before COMMAND starts: the caller's terminal settings and window
  * size onto the sandbox's pty. */
 void stdio_pty_inherit(const struct stdio_plan *io, int slave);
+/* In the sandbox (init, the relay), once COMMAND has its stdio: 0, 1 and
+ * 2 (or 0 and 1) onto /dev/null, so no fd of the caller's (a terminal, a
+ * pipe) stays inside. */
+void stdio_release(bool keep_stderr);
 /* Parent: the sandbox's pty master arrived; wire the relays, raw mode. */
 int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err);
 /* Parent: copy the caller's window size to the sandbox's terminal. */

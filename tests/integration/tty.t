@@ -168,6 +168,19 @@ onpty -- "$KJC"' -- sh -c '\''echo out; echo err >&2; exit 6'\''; echo "RC=$?"'
 is "$(line_of RC=)" 6 pty_mode_keeps_exit_status
 like "$out" $'out\nerr' pty_mode_shows_stdout_and_stderr
 
+# init, kjail's one process inside the sandbox, lets go of the caller's
+# terminal once COMMAND has its own: from the host, none of init's fds
+# may lead to the harness's terminal while COMMAND runs.
+onpty --timeout 20 -- 'me=$(tty); '"$KJC"' -- sleep 5 <&0 & k=$!
+	for i in $(seq 100); do
+		init=$(pgrep -P $k)
+		[ -n "$init" ] && [ -n "$(pgrep -P "$init")" ] && break
+		sleep 0.05
+	done
+	echo "INIT=$(cat /proc/$init/comm 2>/dev/null) HELD=$(ls -l /proc/$init/fd 2>/dev/null | grep -c -- " $me\$")"
+	kill $k; wait'
+is "$(line_of INIT=)" "kjail HELD=0" sandbox_init_holds_no_fd_on_caller_terminal
+
 # ------------------------------------------------------------ job control
 
 # ^Z stops the foreground job, fg brings it back to the foreground, ^C
