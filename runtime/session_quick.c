@@ -121,24 +121,29 @@ bool session_dir_private(unsigned mode, unsigned owner, unsigned euid)
 	return S_ISDIR(mode) && owner == euid && !(mode & 077);
 }
 
-unsigned long long session_record_number(const char *text, const char *key)
+const char *session_record_find(const char *text, const char *key)
 {
 	size_t k = q_len(key);
-	const char *line = text;
 
-	for (;;) {
-		if (q_prefix(line, key) && line[k] == '=') {
-			unsigned long long v = 0;
-			for (const char *p = line + k + 1; *p >= '0' && *p <= '9'; p++)
-				v = v * 10 + (unsigned)(*p - '0');
-			return v;
-		}
+	for (const char *line = text;;) {
+		if (q_prefix(line, key) && line[k] == '=')
+			return line + k + 1;
 		while (*line && *line != '\n')
 			line++;
 		if (!*line)
-			return 0;
+			return NULL;
 		line++;
 	}
+}
+
+unsigned long long session_record_number(const char *text, const char *key)
+{
+	const char *p = session_record_find(text, key);
+	unsigned long long v = 0;
+
+	for (; p && *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (unsigned)(*p - '0');
+	return v;
 }
 
 #if defined(__x86_64__) && defined(KJ_QUICK_ENTRY)

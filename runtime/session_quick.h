@@ -19,8 +19,10 @@ size_t session_dir_compose(char *buf, size_t cap, unsigned euid, const char *xdg
 /* Is a state directory with this lstat() mode and owner the caller's
  * alone: a real directory, owned by euid, mode 0700 or tighter? */
 bool session_dir_private(unsigned mode, unsigned owner, unsigned euid);
-/* The number after "key=" at the start of a line of a record's text
- * (decimal digits; 0 when the key is absent). */
+/* What follows "key=" at the start of a line of a record's text (up to
+ * the line's end), or NULL when no line starts so. */
+const char *session_record_find(const char *text, const char *key);
+/* That value as a decimal number; 0 when the key is absent. */
 unsigned long long session_record_number(const char *text, const char *key);
 
 #endif

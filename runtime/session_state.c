@@ -142,16 +142,11 @@ static int record_load(const char *name, char *buf, size_t cap, struct kj_err *e
  * out; false when the key is absent. */
 static bool record_value(const char *text, const char *key, char *out, size_t size)
 {
-	char want[32];
-	int k = snprintf(want, sizeof(want), "%s=", key);
+	const char *v = session_record_find(text, key);
 
-	for (const char *line = text; line;
-	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-		if (!strncmp(line, want, (size_t)k)) {
-			snprintf(out, size, "%.*s", (int)strcspn(line + k, "\n"), line + k);
-			return true;
-		}
-	return false;
+	if (v)
+		snprintf(out, size, "%.*s", (int)strcspn(v, "\n"), v);
+	return v != NULL;
 }
 
 int session_record_read(const char *name, struct session_record *rec, struct kj_err *err)

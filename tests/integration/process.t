@@ -28,25 +28,12 @@ marker_pids() {
 	echo "${pids# }"
 }
 
-# wait_marker M SECONDS: wait until a process with argv[0] M exists.
-wait_marker() {
-	local end=$(($(now_ms) + $2 * 1000))
-	while [ "$(now_ms)" -lt "$end" ]; do
-		[ -n "$(marker_pids "$1")" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
-# wait_marker_gone M SECONDS: wait until no process with argv[0] M exists.
-wait_marker_gone() {
-	local end=$(($(now_ms) + $2 * 1000))
-	while [ "$(now_ms)" -lt "$end" ]; do
-		[ -z "$(marker_pids "$1")" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
+# wait_marker M SECONDS: wait until a process with argv[0] M exists;
+# wait_marker_gone M SECONDS: until none does.
+has_marker() { [ -n "$(marker_pids "$1")" ]; }
+no_marker() { [ -z "$(marker_pids "$1")" ]; }
+wait_marker() { settles "$2" has_marker "$1"; }
+wait_marker_gone() { settles "$2" no_marker "$1"; }
 
 # start_kj OUT ERR EXEC-ARGS...: run kjail exec as the caller in the background with
 # default signal dispositions (a background job of a script starts with
@@ -66,14 +53,7 @@ start_kj() {
 }
 
 # wait_file PATH SECONDS: wait until PATH exists.
-wait_file() {
-	local end=$(($(now_ms) + $2 * 1000))
-	while [ "$(now_ms)" -lt "$end" ]; do
-		[ -e "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
+wait_file() { settles "$2" test -e "$1"; }
 
 # within NAME ELAPSED_MS MIN_MS MAX_MS
 # MAX_MS is widened by KJ_TIME_SLACK_MS (lib.sh): each MAX_MS plus 2000

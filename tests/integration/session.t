@@ -17,6 +17,8 @@ is "$out" state tmp_state_carries_between_execs
 # The background sleeps' durations are this run's own: the VM runs the
 # root and user lanes side by side, and each looks for its own on the host.
 BG1=1000$$ BG2=1001$$
+# sleep_runs D: a host process "sleep D" exists.
+sleep_runs() { for p in /proc/[0-9]*; do { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null; echo; done | grep -q "^sleep $1 "; }
 kj exec -s "$S" -- sh -c 'setsid sleep "$1" </dev/null >/dev/null 2>&1 & echo started' sh "$BG1"
 # (setsid and sleep may still be starting when the next exec comes: wait
 # up to 5 s for it to show.)
@@ -149,7 +151,7 @@ kj stop "$S"
 expect_rc stop_ok 0
 kj ls
 like "$out" "$S +stopped" stopped_session_listed
-alive=$(for p in /proc/[0-9]*; do { tr '\0' ' ' < $p/cmdline; } 2>/dev/null | grep -q "^sleep $BG1 " && echo x; done | wc -l)
+if sleep_runs "$BG1"; then alive=1; else alive=0; fi
 kj exec -s "$S" -- true
 expect_rc exec_into_stopped_125 125
 kj rm "$S"
@@ -179,11 +181,10 @@ is "$out" made exec_create_creates_session
 # SIGKILL of the supervisor: every process dies, ls says dead, gc cleans.
 kj exec -s "$S-b" -- sh -c 'setsid sleep "$1" </dev/null >/dev/null 2>&1 &' sh "$BG2"
 sup=$(as_caller "$KJAIL" ls --json | python3 -c "import json,sys; print([s['pid'] for s in json.load(sys.stdin) if s['name']=='$S-b'][0])")
-bg2_running() { for p in /proc/[0-9]*; do { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null; echo; done | grep -q "^sleep $BG2 "; }
-bg2_gone() { ! bg2_running; }
-ok session_background_process_running_before_sigkill settles 5 bg2_running
+sleep_gone() { ! sleep_runs "$1"; }
+ok session_background_process_running_before_sigkill settles 5 sleep_runs "$BG2"
 kill -9 "$sup"
-ok supervisor_sigkill_leaves_no_process settles 5 bg2_gone
+ok supervisor_sigkill_leaves_no_process settles 5 sleep_gone "$BG2"
 kj ls
 like "$out" "$S-b +dead" ls_shows_dead
 kj gc
