@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -163,6 +164,71 @@ static int mask_ssh_host_keys(int rootfd, struct kj_err *err)
 	return rc;
 }
 
+/* Make the session directory at path (inside the new root, through a
+ * writable grant, so on the host) as `kjail create` would: 0700, the
+ * caller's. Its parent must exist: a sandbox could make a missing one
+ * and the directory in it. */
+static int make_session_dir(int rootfd, const char *path, struct kj_err *err)
+{
+	char parent[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	int dfd;
+
+	snprintf(parent, sizeof(parent), "%.*s", (int)(base - path), path);
+	dfd = path_open_in_root(rootfd, *parent ? parent : "/", O_DIRECTORY);
+	if (dfd < 0)
+		return kj_fail(
+			err, "session", -dfd,
+			"create it, or point XDG_RUNTIME_DIR at a directory outside the grants",
+			"the session directory's parent %s is missing in a writable grant", parent);
+	if (mkdirat(dfd, base + 1, 0700) < 0 && errno != EEXIST) {
+		int e = errno;
+		close(dfd);
+		return kj_fail(err, "session", e, NULL, "create %s", path);
+	}
+	close(dfd);
+	return 0;
+}
+
+/* kjail's session directory, wherever the sandbox would see it: at its
+ * own path (a $XDG_RUNTIME_DIR outside /run shows through the read-only
+ * root, and connect() needs no write access to a read-only mount), and
+ * below every grant whose source covers it (--workspace /tmp, --ro
+ * /run). Its sockets would let a command exec into a session with other
+ * isolation (--net host, say), its records set a session's limits. Where
+ * a writable grant covers it and it is not there yet, it is made first,
+ * so the command cannot make it and plant a socket or a record that the
+ * caller's next `kjail exec -s` would trust. */
+static int mask_session_dir(int rootfd, const struct kj_config *cfg, struct kj_err *err)
+{
+	const char *dir = cfg->session_dir;
+	bool host_root = !strcmp(cfg->root, "/");
+	char inside[KJ_MAX_BINDS + 1][PATH_MAX];
+	size_t n = 0;
+	int rc = 0;
+
+	if (!dir)
+		return 0;
+	/* Where each grant that covers it shows it; made first under a
+	 * writable one. */
+	for (size_t i = 0; !rc && i <= cfg->nbinds; i++) {
+		const struct kj_bind *b = i < cfg->nbinds ? &cfg->binds[i] : &cfg->workspace;
+		if (!b->src || !b->dest || !path_covers(b->src, dir) ||
+		    (size_t)snprintf(inside[n], sizeof(inside[n]), "%s%s", b->dest,
+				     dir + strlen(b->src)) >= sizeof(inside[n]))
+			continue; /* not covered, or longer than a path: cannot exist there */
+		if (b->writable)
+			rc = make_session_dir(rootfd, inside[n], err);
+		if (!host_root || strcmp(inside[n], dir))
+			n++; /* its own path is masked below anyway */
+	}
+	if (!rc && host_root)
+		rc = mask_path(rootfd, dir, 0, err);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = mask_path(rootfd, inside[i], 0, err);
+	return rc;
+}
+
 int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 {
 	int rc = 0;
@@ -176,5 +242,7 @@ int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 		rc = mask_home(rootfd, cfg->homes[i], err);
 	for (size_t i = 0; !rc && i < cfg->nmasks; i++)
 		rc = mask_path(rootfd, cfg->masks[i], 0, err);
+	if (!rc)
+		rc = mask_session_dir(rootfd, cfg, err);
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include "runtime/accounts.h"
 #include "runtime/builtin.h"
 #include "runtime/seccomp_choice.h"
+#include "runtime/session_quick.h"
 
 void config_init(struct kj_config *cfg)
 {
@@ -212,6 +213,13 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 			       "cannot bind the whole host root /");
 	if ((rc = check_dest(what, b->dest, err)))
 		return rc;
+	/* The session directory holds every session's socket and record: a
+	 * sandbox that reached them could exec into a session with other
+	 * isolation, or rewrite a record's limits. masks.c hides it
+	 * wherever a grant shows it; a grant inside it would be hidden too. */
+	if (cfg->session_dir && path_covers(cfg->session_dir, canon))
+		return kj_fail(err, what, 0, "grant a directory outside it",
+			       "%s lies in kjail's session directory %s", canon, cfg->session_dir);
 	for (int i = 0; i < 3; i++)
 		if ((rc = check_exposes_credentials(what, canon, cfg->homes[i], err)))
 			return rc;
@@ -223,6 +231,31 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 	if (b->writable && access(canon, W_OK) < 0)
 		return kj_fail(err, what, errno, "grant only what you can write yourself",
 			       "%s is not writable by you", canon);
+	return 0;
+}
+
+/* Where this caller's sessions live, canonical (so path_covers can compare
+ * it with a grant): the directory itself, or its parent when it does not
+ * exist yet. */
+static int find_session_dir(struct kj_config *cfg, struct kj_err *err)
+{
+	char dir[PATH_MAX], *canon, *slash;
+
+	if (!session_dir_compose(dir, sizeof(dir), (unsigned)geteuid(), getenv("XDG_RUNTIME_DIR")))
+		return 0; /* too long to exist: sessions refuse it too */
+	if (!(canon = realpath(dir, NULL)) && (slash = strrchr(dir, '/')) && slash > dir) {
+		char *parent;
+		*slash = '\0';
+		parent = realpath(dir, NULL);
+		*slash = '/';
+		if (parent &&
+		    asprintf(&canon, "%s%s", strcmp(parent, "/") ? parent : "", slash) < 0)
+			canon = NULL;
+		free(parent);
+	}
+	if (!canon && !(canon = strdup(dir)))
+		return kj_fail(err, "session", ENOMEM, NULL, "%s", dir);
+	cfg->session_dir = canon;
 	return 0;
 }
 
@@ -378,6 +411,8 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 	cfg->root = canon;
 
 	find_homes(cfg);
+	if ((rc = find_session_dir(cfg, err)))
+		return rc;
 
 	if (!cfg->workspace.src) {
 		cfg->workspace.src = getcwd(NULL, 0);

@@ -124,6 +124,9 @@ struct kj_config {
 	size_t nenv_file_vars;
 	char *env_file_text;      /* the file's text, which env_file_vars point into */
 	const char *agent_socket; /* the caller's SSH_AUTH_SOCK, canonical */
+	/* kjail's session directory (runtime/session_state.c), a host path:
+	 * hidden in every sandbox, and no grant may lie in it. */
+	char *session_dir;
 };
 
 void config_init(struct kj_config *cfg);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "runtime/cli.h"
+#include "runtime/policy.h"
 #include "runtime/session.h"
 #include "runtime/settings.h"
 #include "runtime/stdio.h"
@@ -203,6 +204,56 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 static const char *const per_exec[] = {"timeout", "kill-grace", "output-limit", "setenv", "cwd",
 				       "quiet",   NULL};
 
+/* The admin policy (README "Admin policy") bounds every run, an exec
+ * into a session too: a per-exec --timeout 0, --output-limit 1G or
+ * --setenv LD_PRELOAD=... must meet the rules a one-shot run meets. The
+ * session's own options were checked when it was created; here only the
+ * rules about what one exec can set are, against the values in force
+ * (the session's defaults, then the flags). */
+static int exec_policy(const struct kj_config *cfg, const struct kj_sources *src,
+		       struct kj_err *err)
+{
+	static const char *const exec_opts[] = {"timeout", "kill-grace", "output-limit", "setenv",
+						NULL};
+	struct kj_policy all = {0}, mine = {0};
+	int rc = policy_load(&all, err);
+
+	if (!rc && all.n && !(mine.rules = calloc(all.n, sizeof(*mine.rules))))
+		rc = kj_fail(err, "policy", ENOMEM, NULL, "allocate");
+	for (size_t i = 0; !rc && i < all.n; i++)
+		for (int j = 0; exec_opts[j]; j++)
+			if (!strcmp(all.rules[i].opt, exec_opts[j]))
+				mine.rules[mine.n++] = all.rules[i];
+	if (!rc)
+		rc = policy_enforce(&mine, cfg, src, err);
+	free(mine.rules);
+	policy_free(&all);
+	return rc;
+}
+
+/* Where a value in force came from, for the policy's message. */
+static void note_origin(struct kj_sources *src, const char *opt, const char *from)
+{
+	for (size_t i = 0; i < src->norigins; i++)
+		if (!strcmp(src->origin[i].opt, opt)) {
+			src->origin[i].src = from;
+			return;
+		}
+	if (src->norigins < KJ_MAX_ORIGINS) {
+		src->origin[src->norigins].opt = opt;
+		src->origin[src->norigins++].src = from;
+	}
+}
+
+/* The per_exec entry equal to opt (which outlives opt's buffer). */
+static const char *per_exec_name(const char *opt)
+{
+	for (int j = 0; per_exec[j]; j++)
+		if (!strcmp(per_exec[j], opt))
+			return per_exec[j];
+	return "";
+}
+
 static bool is_session_flag(const char *a, bool *takes_value)
 {
 	*takes_value = !strcmp(a, "-s") || !strcmp(a, "--session");
@@ -283,15 +334,29 @@ int cmd_session_exec(int argc, char **argv)
 		else if (!rc)
 			rc = session_create(&cfg, name, &err);
 	} else if (!rc) {
+		static struct kj_sources src;
 		int k;
 		/* Start from what the session was created with (its profile's
-		 * timeout, say); flags override. */
-		if (session_exec_defaults(name, &def, &err) == 0) {
+		 * timeout, say); flags override. A record that cannot be read
+		 * is an error, not "no limits": the command must not run
+		 * without the timeout and output cap the session was made
+		 * with (a record is written just after the socket listens). */
+		rc = session_exec_defaults(name, &def, &err);
+		if (rc == -ENOENT)
+			rc = kj_fail(&err, "session", 0, "kjail ls lists your sessions",
+				     "session '%s' has no record (still starting, or stopped)",
+				     name);
+		if (!rc) {
 			cfg.timeout_ms = def.timeout_ms;
 			if (def.kill_grace_ms)
 				cfg.kill_grace_ms = def.kill_grace_ms;
 			cfg.output_limited = def.output_limit != 0;
 			cfg.output_limit = def.output_limit;
+			for (int j = 0; j < 3; j++)
+				note_origin(&src,
+					    (const char *[]){"timeout", "kill-grace",
+							     "output-limit"}[j],
+					    "the session's defaults (kjail create)");
 		}
 		for (k = 0; !rc && k < n && rest[k][0] == '-' && strcmp(rest[k], "--"); k++) {
 			char opt[64];
@@ -311,7 +376,10 @@ int cmd_session_exec(int argc, char **argv)
 			if (cli_option_lookup(opt, &tv) == 0 && tv)
 				value = eq ? eq + 1 : (k + 1 < n ? rest[++k] : NULL);
 			rc = cli_apply_option(&cfg, opt, value, &err);
+			note_origin(&src, per_exec_name(opt), "the command line (exec -s)");
 		}
+		if (!rc)
+			rc = exec_policy(&cfg, &src, &err);
 		if (k < n && !strcmp(rest[k], "--"))
 			k++;
 		cfg.argv = rest + k;

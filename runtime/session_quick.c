@@ -33,6 +33,7 @@
 #include <sys/un.h>
 
 #include "runtime/error.h"
+#include "runtime/policy.h"
 #include "runtime/session.h"
 #include "runtime/session_quick.h"
 
@@ -288,6 +289,10 @@ static int connect_plain(char **envp, const char *name)
 	size_t base;
 	long fd;
 
+	/* An admin policy is the full client's to enforce (session_client.c:
+	 * exec_policy), also on the session's defaults. */
+	if (SYS4(SYS_newfstatat, AT_FDCWD, KJ_POLICY_FILE, &st, AT_SYMLINK_NOFOLLOW) != -ENOENT)
+		return -1;
 	if (n == 0 || SYS4(SYS_newfstatat, AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !session_dir_private(st.st_mode, st.st_uid, euid))
 		return -1;

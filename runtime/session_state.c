@@ -87,6 +87,20 @@ int session_record_write(const struct session_record *rec, struct kj_err *err)
 
 	if (session_path(path, sizeof(path), rec->name, "state", err))
 		return -EINVAL;
+	/* One value a line, read back by key: a newline in a value (a
+	 * workspace named "p\ntimeout_ms=0") would add a line of its own,
+	 * and the first match of a key wins, so it could lift the
+	 * session's timeout and output cap. */
+	{
+		const char *what[] = {"workspace", "profile", "cgroup"};
+		const char *value[] = {rec->workspace, rec->profile, rec->cgroup};
+		for (int i = 0; i < 3; i++)
+			if (strchr(value[i], '\n'))
+				return kj_fail(
+					err, "session", 0,
+					"rename it: a session's record holds one value a line",
+					"the %s path holds a newline", what[i]);
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "we");
 	if (!f)

@@ -1,0 +1,115 @@
+#!/bin/bash
+# What guards a session from the commands of other sandboxes and from the
+# per-exec options of its own callers: the session directory is hidden in
+# every sandbox (a socket there would let a command exec into a session
+# with other isolation, a record sets a session's limits); a record holds
+# one value a line; an exec whose record cannot be read does not run
+# without the session's limits; the admin policy bounds per-exec options
+# as it bounds a one-shot run.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+. "$here/../config-lib.sh"
+
+session_test_setup
+S=kjg-$$
+RAN=$WS/ran
+cleanup_sessions() { for s in "$S" "$S-p" "$S-r"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
+trap 'cleanup_sessions; _cleanup' EXIT
+
+# The session directory, as kjail names it for this caller.
+if [ "$KJ_AS" = user ]; then SD=$XDG_RUNTIME_DIR/kjail; else SD=/run/kjail; fi
+
+kj create $CREATE_ARGS "$S"
+expect_rc create_for_the_guards 0
+
+# ------------------------------------------- the session directory, hidden
+kj exec $CREATE_ARGS --ro "$SD" -- true
+expect_rc grant_inside_session_dir_refused_125 125
+like "$err" "^kjail: ro: $SD lies in kjail's session directory $SD \(grant a directory outside it\)$" \
+	grant_inside_session_dir_message
+if [ "$KJ_AS" = user ]; then
+	# A grant of its parent shows the directory: hidden (an empty,
+	# unreadable mount), its socket unreachable, and it stays in place.
+	kj exec $CREATE_ARGS --ro "$XDG_RUNTIME_DIR" -- sh -c \
+		'ls -A "$1" 2>/dev/null; test -S "$1/$2.sock" && echo reachable; echo end' sh "$SD" "$S"
+	is "$rc:$out" "0:end" session_dir_hidden_under_ro_grant
+	kj exec $CREATE_ARGS --rw "$XDG_RUNTIME_DIR" -- sh -c \
+		'mv "$1" "$1.x" 2>/dev/null && echo moved; mkdir "$1/x" 2>/dev/null && echo made; echo end' sh "$SD"
+	is "$rc:$out" "0:end" session_dir_cannot_be_moved_or_filled_under_rw_grant
+	kj exec -s "$S" -- true
+	expect_rc session_still_answers_after_the_attempts 0
+
+	# Not made yet, under a writable grant: kjail makes it (private, the
+	# caller's) and hides it, so the sandbox cannot plant one.
+	X2=$T/xdg2
+	mkdir -m 0700 "$X2" && chown "$KJ_USER" "$X2"
+	XDG_RUNTIME_DIR=$X2 kj exec $CREATE_ARGS --rw "$X2" -- sh -c \
+		'mkdir -p "$1/kjail/x" 2>/dev/null && echo planted; echo end' sh "$X2"
+	is "$rc:$out" "0:end" missing_session_dir_cannot_be_planted
+	is "$(stat -c '%U %a' "$X2/kjail" 2>&1):$(ls -A "$X2/kjail" 2>&1)" "$KJ_USER 700:" \
+		missing_session_dir_made_private_and_empty
+	mkdir "$T/g" && chown "$KJ_USER" "$T/g"
+	XDG_RUNTIME_DIR=$T/g/none kj exec $CREATE_ARGS --rw "$T/g" -- true
+	like "$rc:$err" "^125:kjail: session: the session directory's parent $T/g/none is missing in a writable grant" \
+		session_dir_parent_missing_in_rw_grant_refused
+else
+	for t in session_dir_hidden_under_ro_grant session_dir_cannot_be_moved_or_filled_under_rw_grant \
+		missing_session_dir_cannot_be_planted missing_session_dir_made_private_and_empty \
+		session_dir_parent_missing_in_rw_grant_refused session_still_answers_after_the_attempts; do
+		skip $t "root's session directory is /run/kjail, below /run, which no grant may show"
+	done
+fi
+
+# ------------------------------------------------- one value a line
+NL=$T/$'p\ntimeout_ms=0'
+mkdir "$NL" && chown "$KJ_UID" "$NL"
+cd "$NL" && kj create $CREATE_ARGS --timeout 1s "$S-r"
+cd "$WS"
+like "$rc:$err" "^125:kjail: session: the workspace path holds a newline \(rename it: a session's record holds one value a line\)$" \
+	workspace_with_newline_refused_for_a_session
+as_caller "$KJAIL" ls | grep -q "^$S-r " && listed=yes || listed=no
+is "$listed" no session_with_newline_workspace_not_left
+
+# ------------------------------------------------- no record, no run
+kj create $CREATE_ARGS --timeout 1s "$S-p"
+mv "$SD/$S-p.state" "$SD/$S-p.state.away"
+rm -f "$RAN"
+kj exec -s "$S-p" -- sh -c 'sleep 1.5; touch "$1"' sh "$RAN"
+like "$rc:$err" "^125:kjail: session: session '$S-p' has no record" exec_without_record_refused
+ok exec_without_record_never_ran test ! -e "$RAN"
+mv "$SD/$S-p.state.away" "$SD/$S-p.state"
+kj exec -s "$S-p" -- sh -c 'sleep 1.5; touch "$1"' sh "$RAN"
+is "$rc" 124 exec_keeps_session_timeout_with_record
+as_caller "$KJAIL" rm "$S-p" >/dev/null 2>&1
+
+# ------------------------------------------------- the policy, per exec
+sys_policy 'max timeout 5s' 'max output-limit 1000' 'deny setenv LD_PRELOAD'
+kje create $NOLIM --timeout 2s --output-limit 100 "$S-p"
+is "$rc:$err" "0:" create_within_policy
+exec_refused() { # name regex args...
+	local name=$1 re=$2
+	shift 2
+	rm -f "$RAN"
+	kje exec -s "$S-p" "$@" -- touch "$RAN"
+	if [ "$rc" = 125 ] && [ ! -e "$RAN" ] && printf '%s' "$err" | grep -Eq -- "$re"; then
+		_report 0 "$name"
+	else
+		_report 1 "$name" "rc=$rc ran=$([ -e "$RAN" ] && echo yes || echo no) stderr: $err"
+	fi
+}
+exec_refused policy_bounds_exec_timeout_0 \
+	"^kjail: policy: .*/etc/kjail/policy:1: max timeout 5s" --timeout 0
+exec_refused policy_bounds_exec_timeout_1h "/etc/kjail/policy:1: max timeout 5s" --timeout 1h
+exec_refused policy_bounds_exec_output_limit "/etc/kjail/policy:2: max output-limit 1000" \
+	--output-limit 1G
+exec_refused policy_denies_exec_setenv "/etc/kjail/policy:3: deny setenv LD_PRELOAD" \
+	--setenv LD_PRELOAD=/nonexistent.so
+rm -f "$RAN"
+kje exec -s "$S-p" --timeout 3s -- touch "$RAN"
+is "$rc:$([ -e "$RAN" ] && echo ran)" "0:ran" policy_allows_exec_within_it
+# A rule added after the session was made holds its defaults too, through
+# the quick client as through the full one.
+sys_policy 'require output-limit' 'max timeout 1s'
+exec_refused policy_checks_session_defaults "/etc/kjail/policy:2: max timeout 1s"
+
+done_testing
