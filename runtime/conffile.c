@@ -52,16 +52,38 @@ void line_error(const struct kj_line *ln, struct kj_err *err)
 		memcpy(err->msg, msg, sizeof(err->msg));
 }
 
-void conf_files_add(struct kj_conf_files *f, const char *real, const char *shown, const char *state)
+int conf_files_add(struct kj_conf_files *f, const char *real, const char *shown, const char *state)
 {
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->v[i].shown, shown))
-			return;
-	if (f->n == KJ_MAX_FILES)
-		return;
+	for (size_t i = 0; i < f->n; i++) {
+		const char *r = f->v[i].real;
+		/* The same file: an "absent" entry (no real path) must not
+		 * stand in for a file read under the same name, or the read
+		 * one would escape the out-of-reach check. */
+		if (!strcmp(f->v[i].shown, shown) && (r && real ? !strcmp(r, real) : r == real))
+			return 0;
+	}
+	/* A file dropped here would escape the check that the sandbox cannot
+	 * write it: a profile that includes 30 others could then include
+	 * one from the workspace. Remember it, and the run is refused. */
+	if (f->n == KJ_MAX_FILES) {
+		if (!f->unrecorded)
+			f->unrecorded = shown;
+		return -E2BIG;
+	}
 	f->v[f->n].real = real;
 	f->v[f->n].shown = shown;
 	f->v[f->n++].state = state;
+	return 0;
+}
+
+int conf_files_check(const struct kj_conf_files *f, struct kj_err *err)
+{
+	if (!f->unrecorded)
+		return 0;
+	kj_fail(err, "settings", 0, "include fewer profiles",
+		"cannot use %s: at most %d configuration files can be read in one run",
+		f->unrecorded, KJ_MAX_FILES);
+	return -E2BIG;
 }
 
 const char *conf_home(void)
@@ -158,6 +180,39 @@ static int check_dir(const char *part, const char *real, enum conf_trust trust, 
 	return 0;
 }
 
+/* A lookup of path failed with ENOENT: -ENOENT (without touching err)
+ * when there truly is no such file, an error when the deepest part of the
+ * path that exists is a symlink to nothing. A dangling /etc/kjail/policy
+ * (its target on a mount that is missing, say) taken as "no policy" would
+ * lift every rule of the admin's; fail closed instead. */
+static int conf_absent(const char *part, const char *path, struct kj_err *err)
+{
+	char p[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+	char *slash;
+	ssize_t n;
+
+	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
+		return kj_fail(err, part, ENAMETOOLONG, NULL, "%s", conf_shown(path));
+	while (lstat(p, &st) < 0) {
+		if (errno != ENOENT)
+			return kj_fail(err, part, errno, NULL, "%s", conf_shown(p));
+		slash = strrchr(p, '/');
+		if (!slash || slash == p)
+			return -ENOENT;
+		*slash = '\0';
+	}
+	if (!S_ISLNK(st.st_mode) || stat(p, &st) == 0)
+		return -ENOENT;
+	if (errno != ENOENT)
+		return kj_fail(err, part, errno, NULL, "%s", conf_shown(p));
+	n = readlink(p, target, sizeof(target) - 1);
+	target[n > 0 ? n : 0] = '\0';
+	kj_fail(err, part, ENOENT, "restore its target, or remove the link",
+		"%s is a dangling symlink to %s", conf_shown(p), target);
+	return -EINVAL; /* not kj_fail's -ENOENT, which callers take for "no file" */
+}
+
 int conf_read(const char *part, const char *path, enum conf_trust trust, char **text, char **real,
 	      struct kj_err *err)
 {
@@ -168,14 +223,14 @@ int conf_read(const char *part, const char *path, enum conf_trust trust, char **
 	int fd;
 
 	*text = *real = NULL;
-	/* Most runs have none of the files: one lookup says so, where
+	/* Most runs have none of the files: a few lookups say so, where
 	 * realpath() costs a readlink() per path component. */
 	if (access(path, F_OK) < 0 && errno == ENOENT)
-		return -ENOENT;
+		return conf_absent(part, path, err);
 	*real = realpath(path, NULL);
 	if (!*real) {
 		if (errno == ENOENT)
-			return -ENOENT;
+			return conf_absent(part, path, err);
 		return kj_fail(err, part, errno, NULL, "%s", conf_shown(path));
 	}
 	shown = conf_shown(*real);

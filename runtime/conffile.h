@@ -54,10 +54,18 @@ struct kj_conf_files {
 		const char *state; /* "read", "absent", "built-in" */
 	} v[KJ_MAX_FILES];
 	size_t n;
+	const char *unrecorded; /* shown name of the first file that did not fit */
 };
 
-void conf_files_add(struct kj_conf_files *f, const char *real, const char *shown,
-		    const char *state);
+/* Record a file (once). Returns -E2BIG when KJ_MAX_FILES are recorded
+ * already; the file is then kept in f->unrecorded, so that a caller who
+ * ignores the result still has the run refused by conf_files_check(). */
+int conf_files_add(struct kj_conf_files *f, const char *real, const char *shown, const char *state);
+
+/* 0, or -E2BIG with err filled when a file could not be recorded: a file
+ * that is not recorded escapes the check that the sandbox cannot write it,
+ * so the run must not go ahead. */
+int conf_files_check(const struct kj_conf_files *f, struct kj_err *err);
 
 enum conf_trust {
 	CONF_SYSTEM,  /* /etc/kjail: owned by root, writable by root only */
@@ -68,7 +76,8 @@ enum conf_trust {
 /* Read a configuration file. Symlinks are resolved; the file itself must
  * be a regular file the trust rule accepts, and (except CONF_PRIVATE) so
  * must its directory. Returns -ENOENT without touching err when there is
- * no such file. *real gets the canonical path (malloc'd). */
+ * no such file; a symlink on the path whose target is missing is an error,
+ * not "no file". *real gets the canonical path (malloc'd). */
 int conf_read(const char *part, const char *path, enum conf_trust trust, char **text, char **real,
 	      struct kj_err *err);
 

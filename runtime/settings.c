@@ -20,12 +20,15 @@ static int read_settings(const char *path, enum conf_trust trust, struct kj_line
 	int rc = conf_read("settings", path, trust, &text, &real, err);
 
 	if (rc == -ENOENT) {
-		conf_files_add(files, NULL, conf_shown(path), "absent");
+		if (conf_files_add(files, NULL, conf_shown(path), "absent"))
+			return conf_files_check(files, err);
 		return 0;
 	}
 	if (rc)
 		return rc;
-	conf_files_add(files, real, conf_shown(real), "read");
+	/* A file that is not recorded escapes check_files_out_of_reach(). */
+	if (conf_files_add(files, real, conf_shown(real), "read"))
+		return conf_files_check(files, err);
 	if ((rc = conf_parse("settings", text, conf_shown(real), out, err)))
 		return rc;
 	for (size_t i = 0; i < out->n; i++)
@@ -83,16 +86,22 @@ static int choose_profile(struct kj_lines layers[L_COUNT], int *chosen, struct k
 				return rc;
 			}
 		}
+	/* profile_load() records every file it reads; one that did not fit
+	 * is refused here, before any of the profile's lines is applied. */
 	if (!pick) {
 		src->profile_from = "built-in default";
-		return profile_load("default", "--profile", &src->profile, &src->files, err);
+		if ((rc = profile_load("default", "--profile", &src->profile, &src->files, err)))
+			return rc;
+		return conf_files_check(&src->files, err);
 	}
 	src->profile_from =
 		strdup(pick->file ? line_source(pick, from, sizeof(from)) : "--profile");
 	if ((rc = profile_load(pick->value ? pick->value : "", "--profile", &src->profile,
-			       &src->files, err)))
+			       &src->files, err))) {
 		line_error(pick, err);
-	return rc;
+		return rc;
+	}
+	return conf_files_check(&src->files, err);
 }
 
 static void record_origin(struct kj_sources *src, const struct kj_line *ln)
@@ -156,6 +165,10 @@ static int apply_layers(struct kj_config *cfg, struct kj_lines layers[L_COUNT], 
 static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj_conf_files *f,
 				    struct kj_err *err)
 {
+	/* Only recorded files are checked below: a file that did not fit in
+	 * f (the --env-file after many profiles) must refuse the run. */
+	if (conf_files_check(f, err))
+		return -E2BIG;
 	for (size_t i = 0; i < f->n; i++) {
 		const char *real = f->v[i].real;
 		if (!real)

@@ -113,6 +113,57 @@ kje exec --profile bare-include -- true
 like "$rc:$err" "^125:kjail: profile: .*bare-include.profile:1: include needs a profile name" include_without_name_refused
 reset_config
 
+# Every configuration file a run reads is checked to be out of the
+# sandbox's reach, and at most 32 can be recorded for that check (the two
+# settings files, looked for even when absent, count). The 33rd is refused,
+# never dropped unchecked: with 29 fillers before it, a profile in the
+# workspace would otherwise be read, and the sandbox could loosen its next run.
+fill=()
+for i in $(seq 1 29); do
+	user_profile "fill$i" 'quiet'
+	fill+=("include fill$i")
+done
+user_profile chain32 "${fill[@]}"
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile chain32 -- true
+is "$rc:$err" "0:" include_chain_of_32_files_runs
+put "$WS/evil.profile" "$KJ_OWNER" 0644 'net host'
+user_profile chain33 "${fill[@]}" "include $WS/evil.profile"
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile chain33 -- touch "$WS/ran"
+like "$rc:$err" "^125:kjail: settings: cannot use $WS/evil.profile: at most 32 configuration files can be read in one run \(include fewer profiles\)$" include_past_32_files_refused
+ok include_past_32_files_never_runs_command test ! -e "$WS/ran"
+rm -f "$WS/ran"
+user_profile chain33-plain "${fill[@]}" 'include ci'
+kje exec --profile chain33-plain -- true
+like "$rc:$err" "^125:kjail: settings: cannot use built-in ci.profile: at most 32 configuration files" include_33rd_file_refused_even_if_harmless
+rm -f "$WS/evil.profile"
+reset_config
+
+# A profile that is a symlink to nothing is an error, not "no such
+# profile": a dangling link must not let the search fall through to a
+# lower directory or a built-in of the same name.
+ln -s "$T/nowhere/agent.profile" "$USER_DIR/profiles/agent.profile"
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile agent -- touch "$WS/ran"
+like "$rc:$err" "^125:kjail: profile: ~/.config/kjail/profiles/agent.profile is a dangling symlink to $T/nowhere/agent.profile: No such file or directory \(restore its target, or remove the link\)$" dangling_user_profile_refused
+ok dangling_user_profile_never_runs_command test ! -e "$WS/ran"
+rm -f "$WS/ran"
+ln -s "$T/nowhere/both.profile" "$ETC_UP/kjail/profiles/both.profile"
+user_profile both 'quiet'
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile both -- touch "$WS/ran"
+like "$rc:$err" "^125:kjail: profile: /etc/kjail/profiles/both.profile is a dangling symlink to $T/nowhere/both.profile" dangling_system_profile_not_shadowed_by_user_profile
+ok dangling_system_profile_never_runs_command test ! -e "$WS/ran"
+rm -f "$WS/ran"
+kje profile list
+like "$out" "^agent +~/.config/kjail/profiles/agent.profile \(refused: .*is a dangling symlink to $T/nowhere/agent.profile" profile_list_marks_dangling_profile_refused
+ln -s "$T/nowhere/p.profile" "$T/dangling.profile"
+kje exec --profile "$T/dangling.profile" -- true
+like "$rc:$err" "^125:kjail: profile: $T/dangling.profile is a dangling symlink to $T/nowhere/p.profile" dangling_profile_path_refused
+rm -f "$T/dangling.profile"
+reset_config
+
 # ------------------------------------------------- the built-ins in real runs
 
 # default: limits required; here they may not be enforceable, and then the

@@ -250,6 +250,28 @@ ln -s "$WS/settings" "$USER_DIR/settings"
 kje exec --limits best-effort -- true
 like "$rc:$err" "^125:kjail: settings: $WS/settings is inside the workspace" settings_symlink_into_workspace_refused
 rm -f "$USER_DIR/settings"
+# A settings file (or the policy, or the directory holding them) that is a
+# symlink to nothing is an error, never "no file": taking it as absent
+# would silently drop everything it sets.
+ln -s "$T/nowhere/settings" "$USER_DIR/settings"
+kje exec --limits best-effort -- touch "$WS/ran"
+like "$rc:$err" "^125:kjail: settings: ~/.config/kjail/settings is a dangling symlink to $T/nowhere/settings: No such file or directory \(restore its target, or remove the link\)$" dangling_user_settings_refused
+ok dangling_user_settings_never_runs_command test ! -e "$WS/ran"
+rm -f "$WS/ran" "$USER_DIR/settings"
+mv "$USER_DIR" "$T/kjail-dir"
+ln -s "$T/nowhere/kjail" "$USER_DIR"
+kje exec --limits best-effort -- true
+like "$rc:$err" "^125:kjail: settings: ~/.config/kjail is a dangling symlink to $T/nowhere/kjail" dangling_user_config_dir_refused
+rm -f "$USER_DIR"
+mv "$T/kjail-dir" "$USER_DIR"
+ln -s "/nonexistent-kjail-policy-$$" "$ETC_UP/kjail/policy"
+kje exec --limits best-effort -- touch "$WS/ran"
+like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy is a dangling symlink to /nonexistent-kjail-policy-$$" dangling_policy_refused
+ok dangling_policy_never_runs_command test ! -e "$WS/ran"
+rm -f "$WS/ran" "$ETC_UP/kjail/policy"
+# shellcheck disable=SC2086
+kje exec $NOLIM -- true
+is "$rc:$err" "0:" absent_settings_and_policy_are_fine
 mkdir -p "$T/grant"
 [ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/grant"
 put "$T/grant/p.profile" "$KJ_OWNER" 0644 'quiet'
