@@ -42,6 +42,7 @@ struct session_record {
 	uint64_t idle_ms;
 	/* Per-exec defaults from create (a profile's timeout, say). */
 	uint64_t timeout_ms, kill_grace_ms, output_limit;
+	uint64_t config_id; /* config_fingerprint() of what it was created with */
 };
 
 /* [A-Za-z0-9][A-Za-z0-9_.-]{0,63} */

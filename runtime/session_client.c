@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "runtime/cli.h"
+#include "runtime/config_id.h"
 #include "runtime/policy.h"
 #include "runtime/session.h"
 #include "runtime/settings.h"
@@ -218,7 +219,7 @@ static int exec_policy(const struct kj_config *cfg, const struct kj_sources *src
 	struct kj_policy all = {0}, mine = {0};
 	int rc = policy_load(&all, err);
 
-	if (!rc && all.n && !(mine.rules = calloc(all.n, sizeof(*mine.rules))))
+	if (!rc && !(mine.rules = calloc(all.n + 1, sizeof(*mine.rules))))
 		rc = kj_fail(err, "policy", ENOMEM, NULL, "allocate");
 	for (size_t i = 0; !rc && i < all.n; i++)
 		for (int j = 0; exec_opts[j]; j++)
@@ -229,6 +230,26 @@ static int exec_policy(const struct kj_config *cfg, const struct kj_sources *src
 	free(mine.rules);
 	policy_free(&all);
 	return rc;
+}
+
+/* --create found NAME running: was it made with the sandbox cfg asks for? */
+static int same_sandbox(const char *name, const struct kj_config *cfg, struct kj_err *err)
+{
+	struct session_record rec;
+	int rc = session_record_read(name, &rec, err);
+
+	if (rc == -ENOENT)
+		return kj_fail(err, "session", 0, "kjail ls lists your sessions",
+			       "session '%s' has no record (still starting, or stopped)", name);
+	if (rc)
+		return rc;
+	if (rec.config_id != config_fingerprint(cfg))
+		return kj_fail(
+			err, "session", 0,
+			"exec -s NAME without --create uses it as it is; kjail rm NAME, then "
+			"--create makes it anew",
+			"session '%s' runs with other options than this --create asks for", name);
+	return 0;
 }
 
 /* Where a value in force came from, for the policy's message. */
@@ -289,7 +310,7 @@ int cmd_session_exec(int argc, char **argv)
 {
 	char **rest = calloc((size_t)argc + 1, sizeof(char *));
 	const char *name = NULL;
-	bool create = false, tv;
+	bool create = false, shaped = false, tv;
 	struct kj_config cfg;
 	struct kj_err err = {0};
 	struct session_exec_defaults def;
@@ -323,17 +344,26 @@ int cmd_session_exec(int argc, char **argv)
 		rc = -EINVAL;
 	config_init(&cfg);
 	if (!rc && create) {
-		/* Create it (all of kjail exec's options apply) unless it runs;
-		 * a running session keeps the options it was created with. */
-		struct kj_sources src;
+		/* Create it (all of kjail exec's options apply) unless it runs.
+		 * A running session is used only if it was made with exactly
+		 * the sandbox these options ask for (config_id.c): otherwise
+		 * `--create --net none` would run the command in a session
+		 * made with --net host. Then the exec is an exec into it: the
+		 * session's defaults, this call's per-exec flags. */
+		static struct kj_sources src;
 		struct kj_err ignored;
 		int fd;
 		rc = settings_load(n, rest, true, &cfg, &src, &err);
-		if (!rc && (fd = session_connect(name, &ignored)) >= 0)
+		if (!rc && (fd = session_connect(name, &ignored)) >= 0) {
 			close(fd);
-		else if (!rc)
+			rc = same_sandbox(name, &cfg, &err);
+			shaped = true;
+			config_init(&cfg);
+		} else if (!rc) {
 			rc = session_create(&cfg, name, &err);
-	} else if (!rc) {
+		}
+	}
+	if (!rc && (!create || shaped)) {
 		static struct kj_sources src;
 		int k;
 		/* Start from what the session was created with (its profile's
@@ -342,10 +372,15 @@ int cmd_session_exec(int argc, char **argv)
 		 * without the timeout and output cap the session was made
 		 * with (a record is written just after the socket listens). */
 		rc = session_exec_defaults(name, &def, &err);
-		if (rc == -ENOENT)
-			rc = kj_fail(&err, "session", 0, "kjail ls lists your sessions",
-				     "session '%s' has no record (still starting, or stopped)",
-				     name);
+		if (rc == -ENOENT) {
+			int fd = session_connect(name, &err); /* "no running session" */
+			rc = fd < 0 ? fd
+				    : kj_fail(&err, "session", 0, "kjail ls lists your sessions",
+					      "session '%s' has no record (still starting, or stopped)",
+					      name);
+			if (fd >= 0)
+				close(fd);
+		}
 		if (!rc) {
 			cfg.timeout_ms = def.timeout_ms;
 			if (def.kill_grace_ms)
@@ -366,6 +401,12 @@ int cmd_session_exec(int argc, char **argv)
 			snprintf(opt, sizeof(opt), "%.*s", (int)len, a);
 			for (int j = 0; per_exec[j]; j++)
 				allowed |= !strcmp(per_exec[j], opt);
+			if (shaped && !allowed && rest[k][1] == '-') {
+				/* Shapes the sandbox: checked by same_sandbox. */
+				if (cli_option_lookup(opt, &tv) == 0 && tv && !eq && k + 1 < n)
+					k++;
+				continue;
+			}
 			if (rest[k][1] != '-' || !allowed) {
 				rc = kj_fail(
 					&err, "option", 0,

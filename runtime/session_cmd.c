@@ -11,12 +11,14 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mounts/git_after.h"
+#include "runtime/config_id.h"
 #include "runtime/cgroup.h"
 #include "runtime/cli.h"
 #include "runtime/sandbox.h"
@@ -46,6 +48,18 @@ static int listen_socket(const char *name, struct kj_err *err)
 	return fd;
 }
 
+/* Close every fd above 2 but keep_a and keep_b (both above 2). */
+static void close_fds_but(int keep_a, int keep_b)
+{
+	int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+
+	if (lo > 3)
+		syscall(SYS_close_range, 3, (unsigned)lo - 1, 0);
+	if (hi > lo + 1)
+		syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0);
+	syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0);
+}
+
 /* The supervisor: builds the sandbox, says "ready" (or why not) on the
  * pipe, then waits for the session to end and frees what it held. */
 __attribute__((noreturn)) static void supervise_session(const struct kj_config *cfg,
@@ -66,6 +80,13 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 		dup2(null, 1);
 		dup2(null, 2);
 	}
+	/* The supervisor outlives its caller and never execs, so main's
+	 * close-on-exec marking drops nothing the caller left open: it held
+	 * a pipe's write end for the session's whole life (`kjail create
+	 * 5>&1 | cat` never saw EOF), and any file, socket or lock of the
+	 * caller's with it. Only the listening socket and the ready pipe
+	 * stay; sandbox_start opens what else it needs after this. */
+	close_fds_but(listenfd, ready);
 	if (sandbox_start(&sb, cfg, listenfd, &err)) {
 		(void)!write(ready, &err, sizeof(err)); /* create cleans up */
 		_exit(KJ_EXIT_SETUP);
@@ -83,6 +104,7 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	rec.timeout_ms = cfg->timeout_ms;
 	rec.kill_grace_ms = cfg->kill_grace_ms;
 	rec.output_limit = cfg->output_limited ? cfg->output_limit : 0;
+	rec.config_id = config_fingerprint(cfg);
 	if (session_record_write(&rec, &err)) {
 		(void)!write(ready, &err, sizeof(err));
 		sandbox_release(&sb);
@@ -150,10 +172,10 @@ static void reclaim_if_dead(const char *name)
 }
 
 /* Take NAME's lock file (one create per name at a time): the fd, held
- * with LOCK_EX, or -errno. A lock file that rm, gc or a failed create
- * unlinked while this one waited for it no longer guards the name: taken
- * again from the path. */
-static int lock_name(const char *lockpath)
+ * with LOCK_EX, or -errno (-EWOULDBLOCK when another holds it and !wait).
+ * A lock file that rm, gc or a failed create unlinked while this one
+ * waited for it no longer guards the name: taken again from the path. */
+static int lock_name(const char *lockpath, bool wait)
 {
 	for (;;) {
 		struct stat held, now;
@@ -161,7 +183,7 @@ static int lock_name(const char *lockpath)
 
 		if (lock < 0)
 			return -errno;
-		if (flock(lock, LOCK_EX) < 0 || fstat(lock, &held) < 0) {
+		if (flock(lock, wait ? LOCK_EX : LOCK_EX | LOCK_NB) < 0 || fstat(lock, &held) < 0) {
 			int e = errno;
 			close(lock);
 			return -e;
@@ -198,7 +220,7 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	if (session_check_name(name, err) || session_dir_create(dir, sizeof(dir), err) ||
 	    session_path(lockpath, sizeof(lockpath), name, "lock", err))
 		return -EINVAL;
-	lock = lock_name(lockpath);
+	lock = lock_name(lockpath, true);
 	if (lock < 0)
 		return kj_fail(err, "session", -lock, NULL, "lock %s", lockpath);
 	if (session_record_read(name, &rec, err) == 0) {
@@ -312,6 +334,46 @@ static void memory_of(const struct session_record *rec, char *buf, size_t len)
 	}
 }
 
+/* s as a JSON string: quoted, with " and \ escaped and every control
+ * character as \u00XX (a workspace is any path the caller chose; raw, it
+ * made the whole list unreadable to a JSON parser). */
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* One session of `kjail ls --json`. */
+static void ls_json_entry(bool first, const char *name, const char *state,
+			  const struct session_record *rec, const char *idle,
+			  unsigned long long running, const char *mem)
+{
+	printf("%s{\"name\":", first ? "" : ",");
+	json_string(name);
+	printf(",\"state\":");
+	json_string(state);
+	printf(",\"pid\":%d,\"age_s\":%lld,\"idle\":", (int)rec->supervisor,
+	       (long long)time(NULL) - rec->created);
+	json_string(idle);
+	printf(",\"running_execs\":%llu,\"profile\":", running);
+	json_string(rec->profile);
+	printf(",\"memory\":");
+	json_string(mem);
+	printf(",\"workspace\":");
+	json_string(rec->workspace);
+	printf("}");
+}
+
 int cmd_ls(int argc, char **argv)
 {
 	bool json = argc >= 1 && !strcmp(argv[0], "--json");
@@ -364,11 +426,8 @@ int cmd_ls(int argc, char **argv)
 			snprintf(idle, sizeof(idle), "%llus", (unsigned long long)(info.b / 1000));
 		memory_of(&rec, mem, sizeof(mem));
 		if (json)
-			printf("%s{\"name\":\"%s\",\"state\":\"%s\",\"pid\":%d,\"age_s\":%lld,\"idle\":\"%s\","
-			       "\"running_execs\":%llu,\"profile\":\"%s\",\"memory\":\"%s\",\"workspace\":\"%s\"}",
-			       count ? "," : "", name, state, (int)rec.supervisor,
-			       (long long)time(NULL) - rec.created, idle,
-			       (unsigned long long)info.a, rec.profile, mem, rec.workspace);
+			ls_json_entry(count == 0, name, state, &rec, idle,
+				      (unsigned long long)info.a, mem);
 		else
 			printf("%-20s %-8s %8d %7llds %8s %-10s %8s %s\n", name, state,
 			       (int)rec.supervisor, (long long)time(NULL) - rec.created, idle,
@@ -448,8 +507,36 @@ static void orphan_lock_remove(const char *dir, const char *file, int namelen)
 		drop_lock(name);
 }
 
+/* A socket with no session: a create killed between its bind and the
+ * supervisor's record left it, and neither rm (no record) nor the next
+ * gc saw it. Removed under NAME's lock, taken as create takes it but
+ * without waiting (a create holding it is mid-way: its socket is live),
+ * and only while there still is no record (a session that has one is
+ * running or stopped, and its socket is its supervisor's). */
+static void orphan_socket_remove(const char *dir, const char *file, int namelen)
+{
+	char name[SESSION_NAME_MAX + 1], state[512], lockpath[512], sock[512];
+	struct kj_err ignored;
+	struct stat st;
+	int lock;
+
+	snprintf(name, sizeof(name), "%.*s", namelen, file);
+	snprintf(state, sizeof(state), "%s/%s.state", dir, name);
+	if (session_check_name(name, &ignored) || lstat(state, &st) == 0 || errno != ENOENT ||
+	    session_path(lockpath, sizeof(lockpath), name, "lock", &ignored) ||
+	    session_path(sock, sizeof(sock), name, "sock", &ignored) ||
+	    (lock = lock_name(lockpath, false)) < 0)
+		return;
+	if (lstat(state, &st) < 0 && errno == ENOENT) {
+		unlink(sock);
+		unlink(lockpath); /* while held, as drop_lock does */
+	}
+	close(lock);
+}
+
 /* Sessions whose supervisor died: forget them (their processes and
- * mounts died with the supervisor; cgroup_gc removes their cgroups). */
+ * mounts died with the supervisor; cgroup_gc removes their cgroups).
+ * Lock files and sockets a killed create left go too, silently. */
 int session_gc(struct kj_err *err)
 {
 	char dir[256];
@@ -468,8 +555,8 @@ int session_gc(struct kj_err *err)
 			orphan_lock_remove(dir, e->d_name, (int)(l - 5));
 			continue;
 		}
-		if (l > 5 && !strcmp(e->d_name + l - 5, ".lock") && l - 5 <= SESSION_NAME_MAX) {
-			orphan_lock_remove(dir, e->d_name, (int)(l - 5));
+		if (l > 5 && !strcmp(e->d_name + l - 5, ".sock") && l - 5 <= SESSION_NAME_MAX) {
+			orphan_socket_remove(dir, e->d_name, (int)(l - 5));
 			continue;
 		}
 		if (l < 7 || strcmp(e->d_name + l - 6, ".state") || l - 6 > SESSION_NAME_MAX)

@@ -107,11 +107,12 @@ int session_record_write(const struct session_record *rec, struct kj_err *err)
 		return kj_fail(err, "session", errno, NULL, "write %s", tmp);
 	fprintf(f,
 		"supervisor=%d\nsupervisor_start=%llu\ncreated=%lld\nstate=%s\nworkspace=%s\nprofile=%s\n"
-		"cgroup=%s\nidle_ms=%llu\ntimeout_ms=%llu\nkill_grace_ms=%llu\noutput_limit=%llu\n",
+		"cgroup=%s\nidle_ms=%llu\ntimeout_ms=%llu\nkill_grace_ms=%llu\noutput_limit=%llu\n"
+		"config_id=%llu\n",
 		(int)rec->supervisor, rec->supervisor_start, rec->created, rec->state,
 		rec->workspace, rec->profile, rec->cgroup, (unsigned long long)rec->idle_ms,
 		(unsigned long long)rec->timeout_ms, (unsigned long long)rec->kill_grace_ms,
-		(unsigned long long)rec->output_limit);
+		(unsigned long long)rec->output_limit, (unsigned long long)rec->config_id);
 	if (fclose(f) != 0 || rename(tmp, path) < 0) {
 		unlink(tmp);
 		return kj_fail(err, "session", errno, NULL, "write %s", path);
@@ -183,6 +184,7 @@ int session_record_read(const char *name, struct session_record *rec, struct kj_
 	rec->timeout_ms = session_record_number(text, "timeout_ms");
 	rec->kill_grace_ms = session_record_number(text, "kill_grace_ms");
 	rec->output_limit = session_record_number(text, "output_limit");
+	rec->config_id = session_record_number(text, "config_id");
 	return 0;
 }
 

@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 session_test_setup
 S=kjg-$$
 RAN=$WS/ran
-cleanup_sessions() { for s in "$S" "$S-p" "$S-r"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
+cleanup_sessions() { for s in "$S" "$S-p" "$S-r" "$S-c"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
 trap 'cleanup_sessions; _cleanup' EXIT
 
 # The session directory, as kjail names it for this caller.
@@ -81,6 +81,21 @@ mv "$SD/$S-p.state.away" "$SD/$S-p.state"
 kj exec -s "$S-p" -- sh -c 'sleep 1.5; touch "$1"' sh "$RAN"
 is "$rc" 124 exec_keeps_session_timeout_with_record
 as_caller "$KJAIL" rm "$S-p" >/dev/null 2>&1
+
+# ------------------------------------------ --create with other options
+kj exec -s "$S-c" --create $CREATE_ARGS --net host --timeout 1s -- true
+expect_rc create_on_first_exec 0
+rm -f "$RAN"
+kj exec -s "$S-c" --create $CREATE_ARGS --net none --timeout 1s -- touch "$RAN"
+like "$rc:$err" "^125:kjail: session: session '$S-c' runs with other options than this --create asks for" \
+	create_refuses_a_session_made_otherwise
+ok create_mismatch_never_ran test ! -e "$RAN"
+kj exec -s "$S-c" --create $CREATE_ARGS --net host --timeout 1s -- touch "$RAN"
+is "$rc:$([ -e "$RAN" ] && echo ran)" "0:ran" create_uses_a_session_made_alike
+# (No --timeout here: the session's own 1 s holds, as for a plain exec -s.)
+kj exec -s "$S-c" --create $CREATE_ARGS --net host -- sh -c 'sleep 2'
+is "$rc" 124 create_on_a_running_session_keeps_its_timeout
+as_caller "$KJAIL" rm "$S-c" >/dev/null 2>&1
 
 # ------------------------------------------------- the policy, per exec
 sys_policy 'max timeout 5s' 'max output-limit 1000' 'deny setenv LD_PRELOAD'

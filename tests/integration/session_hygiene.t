@@ -1,0 +1,99 @@
+#!/bin/bash
+# Sessions leave nothing of their caller's behind and nothing stray in the
+# state directory, and `kjail ls --json` is JSON whatever the paths hold.
+. "$(dirname "$0")/../lib.sh"
+
+session_test_setup
+S=hyg-$$
+if [ "$KJ_AS" = user ]; then sdir=$XDG_RUNTIME_DIR/kjail; else sdir=/run/kjail; fi
+holder=
+cleanup_sessions() {
+	for s in "$S-pipe" "$S-fd" "$S-json"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
+	[ -n "$holder" ] && kill "$holder" 2>/dev/null
+	# (an old kjail's gc leaves the stray sockets this file makes)
+	rm -f "$sdir/$S-stray.sock" "$sdir/$S-stray.lock" "$sdir/$S-held.sock" "$sdir/$S-held.lock"
+}
+trap 'cleanup_sessions; _cleanup' EXIT
+
+# supervisor_pid NAME: the session's supervisor, from ls --json.
+supervisor_pid() {
+	as_caller "$KJAIL" ls --json | python3 -c 'import json,sys
+print([s["pid"] for s in json.load(sys.stdin) if s["name"] == sys.argv[1]][0])' "$1"
+}
+
+# The supervisor keeps no fd of its caller's: a pipe the caller handed
+# `create` on fd 5 reaches EOF once create returns (it hung until the
+# session ended), and the session works.
+t0=$(date +%s%N)
+# shellcheck disable=SC2016
+as_caller timeout 5 sh -c '"$0" create $1 "$2" 5>&1 | cat >/dev/null' \
+	"$KJAIL" "$CREATE_ARGS" "$S-pipe" </dev/null >/dev/null 2>&1
+prc=$?
+t1=$(date +%s%N)
+ms=$(((t1 - t0) / 1000000))
+is "$prc" 0 create_piped_with_extra_fd_returns
+ok "supervisor_holds_no_caller_pipe ($ms ms)" test "$ms" -lt $((3000 + KJ_TIME_SLACK_MS))
+kj exec -s "$S-pipe" -- echo alive
+is "$rc:$out" "0:alive" session_works_after_piped_create
+
+# A file the caller had open on fd 7 is not among the supervisor's fds.
+echo secret >"$T/caller-file" && chmod 0644 "$T/caller-file"
+kj create $CREATE_ARGS "$S-fd" 7<"$T/caller-file"
+expect_rc create_with_open_file_fd 0
+sup=$(supervisor_pid "$S-fd")
+held=0
+for f in /proc/"$sup"/fd/*; do
+	[ "$(readlink "$f")" = "$T/caller-file" ] && held=1
+done
+ok "supervisor_found ($sup)" test -d "/proc/$sup/fd"
+is "$held" 0 supervisor_holds_no_caller_file
+
+# A socket with no record and no create holding its lock (a create killed
+# between its bind and its supervisor's record): gc removes it, silently,
+# and leaves no lock file in its place.
+# shellcheck disable=SC2016
+mksock='import socket,sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])'
+as_caller python3 -c "$mksock" "$sdir/$S-stray.sock"
+ok stray_socket_made test -S "$sdir/$S-stray.sock"
+kj gc
+is "$rc:$out" "0:" gc_silent_on_stray_socket
+is "$(ls -A "$sdir" | grep -c "^$S-stray\.")" 0 gc_removes_stray_socket
+ok gc_keeps_live_session_socket test -S "$sdir/$S-fd.sock"
+kj exec -s "$S-fd" -- echo alive
+is "$rc:$out" "0:alive" live_session_works_after_gc
+
+# A socket whose lock is held (a create between its bind and its record)
+# is that create's: gc leaves it, and removes it once the lock is free.
+as_caller python3 -c "$mksock" "$sdir/$S-held.sock"
+# shellcheck disable=SC2016
+as_caller python3 -c 'import fcntl,os,sys,time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print(os.getpid(), flush=True)
+time.sleep(30)' "$sdir/$S-held.lock" >"$T/holder.pid" 2>/dev/null &
+lock_held() { [ -s "$T/holder.pid" ]; }
+ok lock_holder_started settles 5 lock_held
+holder=$(cat "$T/holder.pid")
+kj gc
+ok gc_keeps_socket_while_create_holds_lock test -S "$sdir/$S-held.sock"
+kill "$holder"
+wait
+holder=
+kj gc
+is "$(ls -A "$sdir" | grep -c "^$S-held\.")" 0 gc_removes_socket_once_lock_free
+
+# ls --json escapes what a workspace path may hold (" \ and a tab): the
+# list parses, and the workspace reads back as it is.
+WEIRD="$T/we\"ird\\dir	x"
+mkdir -p "$WEIRD" && chmod 0777 "$WEIRD"
+kj create $CREATE_ARGS --workspace "$WEIRD" "$S-json"
+expect_rc create_with_odd_workspace 0
+kj ls --json
+got=$(printf '%s' "$out" | python3 -c 'import json,sys
+print([s["workspace"] for s in json.load(sys.stdin) if s["name"] == sys.argv[1]][0])' "$S-json" 2>&1 | tail -1)
+is "$got" "$WEIRD" ls_json_workspace_round_trips
+
+cleanup_sessions
+is "$(ls -A "$sdir" | grep -c "^$S-")" 0 rm_leaves_no_file_of_this_suite
+
+done_testing
