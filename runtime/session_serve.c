@@ -119,9 +119,18 @@ struct exec_plan {
 static int exec_plan_make(const struct sandbox *sb, char *payload, size_t len,
 			  const struct session_msg_hdr *h, struct exec_plan *x)
 {
-	size_t nbase = 0, n = 0;
+	size_t nbase = 0, n = 0, nstr = 0;
 	char *p = payload;
 
+	/* The header's counts are the client's word: argv and env must be
+	 * strings the payload holds (payload[len] is NUL), or the walks
+	 * below would read past it, in init. */
+	for (size_t off = 0; off < len; off += strlen(payload + off) + 1)
+		nstr++;
+	if (h->nargv > nstr || h->nenv > nstr - h->nargv) {
+		errno = EINVAL;
+		return -1;
+	}
 	for (char **q = sb->envp; *q; q++)
 		nbase++;
 	x->argv = calloc(h->nargv + 1, sizeof(char *));
@@ -130,7 +139,8 @@ static int exec_plan_make(const struct sandbox *sb, char *payload, size_t len,
 	if (!x->argv || !x->envp) {
 		free(x->argv);
 		free(x->envp);
-		return -ENOMEM;
+		errno = ENOMEM;
+		return -1;
 	}
 	for (uint32_t i = 0; i < h->nargv; i++, p += strlen(p) + 1)
 		x->argv[i] = p;

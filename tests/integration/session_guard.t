@@ -60,6 +60,24 @@ else
 	done
 fi
 
+# ------------------------------------------- a malformed exec request
+# The socket's owner (only: the directory is hidden from sandboxes) sends
+# an EXEC header claiming a million argv strings for a payload of one:
+# init refuses it instead of reading past the payload, and stays up.
+cat >"$T/bad_exec.py" <<'PY'
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+hdr = struct.pack("<IiQQII", 1, 0, 0, 0, 1000000, 1000000)
+socket.send_fds(s, [hdr + b"true\0"], [0, 1, 2])
+s.settimeout(5)
+print("reply" if s.recv(70000) else "closed")
+PY
+kj exec -s "$S" -- true
+as_caller python3 "$T/bad_exec.py" "$SD/$S.sock" </dev/null >"$T/bad.out" 2>&1
+kj exec -s "$S" -- echo alive
+is "$(cat "$T/bad.out"):$rc:$out" "reply:0:alive" malformed_exec_refused_and_session_lives
+
 # ------------------------------------------------- one value a line
 NL=$T/$'p\ntimeout_ms=0'
 mkdir "$NL" && chown "$KJ_UID" "$NL"
