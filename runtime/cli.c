@@ -182,8 +182,11 @@ static int opt_stats(struct kj_config *c, const char *o, const char *v, struct k
 
 static int opt_cwd(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
-	(void)o;
-	(void)e;
+	/* One check for a one-shot run and an exec into a session (which
+	 * would otherwise take "" for "the workspace"). */
+	if (!*v)
+		return kj_fail(e, "option", 0, "give a directory inside the sandbox",
+			       "--%s: empty path", o);
 	c->cwd = v;
 	return 0;
 }

@@ -59,6 +59,8 @@ refused option_missing_its_value_refused '^kjail: option: --timeout needs a valu
 refused flag_given_a_value_refused '^kjail: option: --tty takes no value' \
 	exec --tty=yes -- "${run_marker[@]}"
 
+refused empty_cwd_refused '^kjail: option: --cwd: empty path \(give a directory inside the sandbox\)$' \
+	exec --cwd '' -- "${run_marker[@]}"
 refused timeout_abc_refused "^kjail: option: --timeout: invalid duration 'abc'" \
 	exec --timeout abc -- "${run_marker[@]}"
 refused timeout_negative_refused "^kjail: option: --timeout: invalid duration '-1'" \

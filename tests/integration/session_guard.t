@@ -78,6 +78,9 @@ as_caller python3 "$T/bad_exec.py" "$SD/$S.sock" </dev/null >"$T/bad.out" 2>&1
 kj exec -s "$S" -- echo alive
 is "$(cat "$T/bad.out"):$rc:$out" "reply:0:alive" malformed_exec_refused_and_session_lives
 
+kj exec -s "$S" --cwd '' -- pwd
+like "$rc:$err" "^125:kjail: option: --cwd: empty path" exec_into_session_refuses_empty_cwd
+
 # ------------------------------------------------- one value a line
 NL=$T/$'p\ntimeout_ms=0'
 mkdir "$NL" && chown "$KJ_UID" "$NL"
