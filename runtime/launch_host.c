@@ -120,6 +120,14 @@ __attribute__((noreturn)) static void run_command(struct sandbox *sb)
 		(void)channel_send_err(sb->chan[1], &err);
 		_exit(KJ_EXIT_SETUP);
 	}
+	/* --cwd as the sandbox reads it: absolute, or relative to the
+	 * workspace; a missing one fails the same way, never runs elsewhere. */
+	if (cfg->cwd && chdir(cfg->cwd) < 0) {
+		kj_fail(&err, "cwd", errno, "give a directory that exists inside the sandbox",
+			"chdir %s", cfg->cwd);
+		(void)channel_send_err(sb->chan[1], &err);
+		_exit(KJ_EXIT_SETUP);
+	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Only 0, 1 and 2 reach the command; the channel is close-on-exec. */

@@ -10,6 +10,7 @@
 
 #include "runtime/cli.h"
 #include "runtime/conffile.h"
+#include "runtime/profile.h"
 #include "runtime/settings.h"
 #include "runtime/validate.h"
 
@@ -133,11 +134,24 @@ static int parse_rule(struct kj_rule *r, struct kj_err *err)
 				"not a bound");
 		if (cli_apply_option(&scratch, r->opt, r->value, err))
 			return bad_value(err, r);
+		/* --timeout 0 means no timeout, which every maximum refuses:
+		 * taken as written, this line would limit nothing. */
+		if (!strcmp(r->opt, "timeout") && !scratch.timeout_ms)
+			return bad(err, r, "use require timeout, or a positive maximum",
+				   "a maximum timeout of 0 limits nothing");
 		r->num = num_value(&scratch, r->opt, shown, sizeof(shown));
 		return 0;
 	}
-	if (!strcmp(r->opt, "profile"))
-		return cli_apply_option(&scratch, "profile", r->value, err) ? bad_value(err, r) : 0;
+	/* Runs are matched by the names of the profiles they use, never by
+	 * path: a path, or a string no profile can be named, would deny
+	 * nothing. The name need not exist: the admin may deny a name
+	 * before anyone makes it, and one a user alone has defined. */
+	if (!strcmp(r->opt, "profile")) {
+		if (strchr(r->value, '/'))
+			return bad(err, r, "deny a profile by its name, see kjail profile list",
+				   "a path never matches");
+		return profile_name_check(r->value, "profile", err) ? bad_value(err, r) : 0;
+	}
 	if (in(enum_opts, r->opt)) {
 		if (cli_apply_option(&scratch, r->opt, r->value, err))
 			return bad_value(err, r);

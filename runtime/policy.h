@@ -7,7 +7,8 @@
  *   deny OPTION VALUE        net host, isolation none, limits best-effort,
  *                            landlock off, seccomp default (seccomp ./x:
  *                            every policy FILE),
- *                            profile NAME (also when included; `deny profile
+ *                            profile NAME (an existing profile's name, not
+ *                            a path; also when included; `deny profile
  *                            host` also refuses isolation none), rw PATH /
  *                            ro PATH / workspace PATH (a grant at or below
  *                            PATH; rw covers a writable workspace too),
@@ -15,7 +16,8 @@
  *   max OPTION VALUE         memory, memory-swap, pids, cpus, timeout,
  *                            kill-grace, output-limit, tmp-size: the value
  *                            in force must be at most VALUE ("max" and "no
- *                            timeout" exceed every VALUE)
+ *                            timeout" exceed every VALUE; `max timeout 0`
+ *                            is malformed: write require timeout)
  *   require seccomp|isolation|timeout|output-limit|limits
  *
  * The policy is a ceiling, not a default: a run whose value exceeds it

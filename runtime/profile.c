@@ -135,6 +135,13 @@ static int find(const char *ref, const char *label, struct found *f, struct kj_e
 	return kj_fail(err, "option", 0, fix, "%s: no profile '%s'", label, ref);
 }
 
+int profile_name_check(const char *name, const char *label, struct kj_err *err)
+{
+	char lower[MAX_NAME + 1];
+
+	return check_name(name, label, lower, err);
+}
+
 int profile_check(const char *ref, const char *label, struct kj_err *err)
 {
 	struct found f;

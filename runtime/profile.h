@@ -35,6 +35,9 @@ struct kj_profile {
  * the option in messages. */
 int profile_check(const char *ref, const char *label, struct kj_err *err);
 
+/* Is name a valid profile name (not a path)? It need not exist. */
+int profile_name_check(const char *name, const char *label, struct kj_err *err);
+
 /* Read the profile ref and every profile it includes into p; each file
  * read is added to files. */
 int profile_load(const char *ref, const char *label, struct kj_profile *p,

@@ -61,6 +61,17 @@ refused flag_given_a_value_refused '^kjail: option: --tty takes no value' \
 
 refused empty_cwd_refused '^kjail: option: --cwd: empty path \(give a directory inside the sandbox\)$' \
 	exec --cwd '' -- "${run_marker[@]}"
+# --isolation none reads --cwd as the sandbox does: absolute, or relative
+# to the workspace; one that does not exist fails, never runs elsewhere.
+kj exec --isolation none --net host --cwd /tmp -- pwd
+is "$rc:$out" "0:/tmp" isolation_none_honours_absolute_cwd
+mkdir -p "$WS/sub"
+kj exec --isolation none --net host --cwd sub -- pwd
+is "$rc:$out" "0:$WS/sub" isolation_none_honours_cwd_relative_to_workspace
+rmdir "$WS/sub"
+refused isolation_none_missing_cwd_refused \
+	'^kjail: cwd: chdir /nonexistent-kjt: No such file or directory \(give a directory that exists inside the sandbox\)$' \
+	exec --isolation none --net host --quiet --cwd /nonexistent-kjt -- "${run_marker[@]}"
 refused timeout_abc_refused "^kjail: option: --timeout: invalid duration 'abc'" \
 	exec --timeout abc -- "${run_marker[@]}"
 refused timeout_negative_refused "^kjail: option: --timeout: invalid duration '-1'" \
@@ -96,6 +107,10 @@ is "$rc:$err" "125:kjail: option: --pids 1: a sandbox needs 2 processes (its ini
 
 refused net_bogus_refused "^kjail: option: --net: invalid value 'bogus' .*none, host" \
 	exec --net bogus -- "${run_marker[@]}"
+# A value is shown escaped, so it cannot forge a second kjail line.
+refused net_value_with_newline_stays_one_line \
+	'^kjail: option: --net: invalid value .bogus\\nkjail: ok. ' \
+	exec --net $'bogus\nkjail: ok' -- "${run_marker[@]}"
 kj exec --net NONE -- sh -c 'echo accepted'
 is "$rc:$out" "0:accepted" net_value_is_case_insensitive
 

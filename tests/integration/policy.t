@@ -173,7 +173,9 @@ allowed require_output_limit_met exec "${BE[@]}" --output-limit 1M -- touch "$RA
 
 # ------------------------------------------------- a broken policy fails closed
 for rule in 'deny' 'maximum memory 2G' 'max memory lots' 'deny nosuchoption' 'max net none' \
-	'require nothing' 'deny net bogus' 'deny rw relative/path' 'deny profile'; do
+	'require nothing' 'deny net bogus' 'deny rw relative/path' 'deny profile' \
+	'deny profile Bad/Name!!' 'deny profile ./x.profile' 'deny profile -x' 'deny profile a!b' \
+	'max timeout 0' 'max timeout 0s'; do
 	sys_policy 'max pids 1024' "$rule"
 	kje exec "${BE[@]}" -- true
 	like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:2: " "malformed_policy_refused: $rule"
@@ -181,6 +183,25 @@ done
 sys_policy 'max memory lots'
 kje exec "${BE[@]}" -- true
 like "$err" "max memory lots: --memory: invalid size 'lots'" malformed_policy_value_read_by_the_options_own_parser
+sys_policy 'deny profile Bad!name'
+kje exec "${BE[@]}" -- true
+like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:1: deny profile Bad!name: .*invalid profile name 'Bad!name'" \
+	deny_profile_needs_a_profile_name
+# A name nobody has defined yet may be denied ahead of time.
+sys_policy 'deny profile not-yet-made'
+allowed deny_profile_of_a_name_not_made_yet_loads exec "${BE[@]}" -- touch "$RAN"
+sys_policy 'deny profile ./x.profile'
+kje exec "${BE[@]}" -- true
+like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:1: deny profile ./x.profile: a path never matches \(deny a profile by its name" \
+	deny_profile_by_path_refused
+sys_policy 'deny profile Agent' 'deny profile nethost'
+allowed deny_profile_of_existing_names_loads exec "${BE[@]}" -- touch "$RAN"
+sys_policy 'max timeout 0'
+kje exec "${BE[@]}" --timeout 1h -- true
+like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:1: max timeout 0: a maximum timeout of 0 limits nothing \(use require timeout, or a positive maximum\)" \
+	max_timeout_zero_refused
+sys_policy 'max kill-grace 0' 'max output-limit 0'
+allowed max_kill_grace_and_output_limit_zero_still_bound exec "${BE[@]}" --kill-grace 0 --output-limit 0 -- touch "$RAN"
 sys_policy 'deny net host'
 chown 12345 "$ETC_UP/kjail/policy"
 kje exec "${BE[@]}" -- true
