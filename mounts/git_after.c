@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mounts/git_links.h"
 #include "mounts/mountapi.h"
 
 #define REFUSED_NAME "commondir.kjail-refused"
@@ -33,6 +34,9 @@ void git_after_start(const struct kj_config *cfg, struct git_after *g)
 	int ws = workspace_open(cfg->workspace.src);
 
 	*g = (struct git_after){.workspace = cfg->workspace.src};
+	/* Before COMMAND can change anything; coarse, as the kernel's file
+	 * times are (a fine clock could run ahead of a change's ctime). */
+	clock_gettime(CLOCK_REALTIME_COARSE, &g->start);
 	if (ws < 0)
 		return; /* config_finish checked it; the run fails on its own */
 	g->watching = true;
@@ -59,13 +63,20 @@ int git_after_finish(const struct git_after *g, bool quiet)
 		close(ws);
 		return 0;
 	}
-	git = g->git_is_dir && !g->had_commondir
+	git = g->git_is_dir
 		      ? path_open(ws, ".git", O_DIRECTORY,
 				  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 		      : -1;
-	close(ws);
-	if (git < 0)
+	if (git < 0) {
+		close(ws);
 		return 0;
+	}
+	rc = git_links_check(ws, git, g->workspace, &g->start);
+	close(ws);
+	if (g->had_commondir) {
+		close(git);
+		return rc;
+	}
 	/* .git/commondir, made during the run, would point host git at
 	 * another git directory, with hooks and config of the command's
 	 * choosing: the hooks and config kept read-only here would no longer

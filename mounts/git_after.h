@@ -11,11 +11,14 @@
  *   - a .git where there was none (git init): the user's new repository,
  *     with config and hooks COMMAND wrote. kjail says so (unless --quiet)
  *     and leaves it.
+ *   - the git directories of submodules and nested repositories, which
+ *     host git enters from this one: see git_links.c.
  */
 #ifndef KJAIL_GIT_AFTER_H
 #define KJAIL_GIT_AFTER_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include "runtime/config.h"
 
@@ -23,6 +26,7 @@ struct git_after {
 	const char *workspace; /* the workspace's host path */
 	bool watching;         /* it could be opened before the run */
 	bool had_git, git_is_dir, had_commondir;
+	struct timespec start; /* CLOCK_REALTIME_COARSE, as file times */
 };
 
 /* Before the sandbox starts: what the workspace's .git holds. */
