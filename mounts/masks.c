@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -26,6 +27,8 @@ const char *const credential_paths[] = {
 	".docker/config.json",
 	".netrc",
 	".git-credentials",
+	/* git credential-store reads this one too (its XDG file). */
+	".config/git/credentials",
 	".config/gh",
 	".npmrc",
 	".pypirc",
@@ -120,6 +123,38 @@ static int mask_home(int rootfd, const char *home, struct kj_err *err)
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", home, credential_paths[i]) >=
 		    sizeof(path))
 			return kj_fail(err, "mask", ENAMETOOLONG, NULL, "%s", home);
+		rc = mask_path(rootfd, path, 0, err);
+	}
+	return rc;
+}
+
+/* $XDG_CONFIG_HOME moves ~/.config: git, gh and gcloud then keep their
+ * tokens below it, and the masks of ~/.config/... alone would leave
+ * `cat $XDG_CONFIG_HOME/gh/hosts.yml` (or git/credentials) readable
+ * through the read-only root. Read here, in the setup child, which still
+ * has the caller's environment (the command's own is built apart, in
+ * runtime/env.c). A relative value is ignored: it names a directory
+ * below the command's cwd, the workspace the caller exposed anyway. */
+static int mask_xdg_config(int rootfd, const struct kj_config *cfg, struct kj_err *err)
+{
+	static const char prefix[] = ".config/";
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	char path[PATH_MAX];
+	int rc = 0;
+
+	if (!xdg || xdg[0] != '/')
+		return 0;
+	for (int i = 0; i < 3 && cfg->homes[i]; i++)
+		if (snprintf(path, sizeof(path), "%s/.config", cfg->homes[i]) > 0 &&
+		    !strcmp(path, xdg))
+			return 0; /* ~/.config itself: masked with the home */
+	for (int i = 0; !rc && credential_paths[i]; i++) {
+		const char *entry = credential_paths[i];
+		if (strncmp(entry, prefix, sizeof(prefix) - 1))
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", xdg,
+				     entry + sizeof(prefix) - 1) >= sizeof(path))
+			return kj_fail(err, "mask", ENAMETOOLONG, NULL, "XDG_CONFIG_HOME %s", xdg);
 		rc = mask_path(rootfd, path, 0, err);
 	}
 	return rc;
@@ -240,6 +275,8 @@ int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 
 	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
 		rc = mask_home(rootfd, cfg->homes[i], err);
+	if (!rc)
+		rc = mask_xdg_config(rootfd, cfg, err);
 	for (size_t i = 0; !rc && i < cfg->nmasks; i++)
 		rc = mask_path(rootfd, cfg->masks[i], 0, err);
 	if (!rc)

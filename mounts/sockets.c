@@ -7,7 +7,8 @@
  * /var/snap/lxd/common/lxd/unix.socket and Incus's give root on the host;
  * an IDE's server under ~ runs code as the caller). So kjail lists the
  * sockets bound in the host's network namespace (/proc/net/unix, read
- * before the clone, in the caller's namespace) and masks each with
+ * by the setup child before anything is mounted, still in the caller's
+ * network namespace, runtime/child.c) and masks each with
  * /dev/null in the new root, after the binds, if that path is a socket
  * there (a process of another mount namespace may have bound the same
  * path name to something else: an ordinary file there stays).
@@ -15,9 +16,18 @@
  * Not masked: a socket at or below a --ro/--rw grant's source (the caller
  * exposed it on purpose), and sockets under /run, /var/run, /tmp, /dev,
  * /proc and /sys unless they lie in the workspace (those trees are fresh
- * mounts inside: only a bind shows any part of them). Not covered: a socket bound after
- * the sandbox started, one bound by a process of another network
- * namespace (it is not listed), and one bound by a relative path.
+ * mounts inside: only a bind shows any part of them). Those are the
+ * paths as they were bound, text: /tmp/x/lnk/s.sock with lnk -> /var/tmp/y
+ * (or /tmp/../var/tmp/y/s.sock) is really /var/tmp/y/s.sock, in sight
+ * through the read-only root. So a path that would be skipped so, or that
+ * has a "." or ".." part, is resolved on the host and the file it names
+ * is masked as well when that lies outside those trees (see resolve_dir).
+ *
+ * Not covered: a socket bound after the sandbox started, one bound by a
+ * process of another network namespace (it is not listed), one bound by a
+ * relative path, one bound through a host bind mount (a directory of
+ * /var/tmp bound onto /tmp/x: no link to resolve), and one whose file was
+ * renamed since.
  */
 #include "mounts/sockets.h"
 
@@ -90,16 +100,118 @@ static int add_mapped(struct host_sockets *hs, const struct kj_config *cfg, cons
 	return add(hs, mapped, strlen(mapped), err);
 }
 
+/* Resolving the directories of listed paths on the host. A few sockets
+ * share most directories (every connection accepted on
+ * /run/systemd/journal/stdout is listed with that path): the last few
+ * answers are kept. */
+#define RESOLVED_KEPT 8
+
+struct resolver {
+	struct {
+		char *dir, *real; /* real NULL: not on the host, or out of reach */
+	} kept[RESOLVED_KEPT];
+	unsigned next;
+};
+
+/* Where dir really is on the host, named by the kernel (/proc/self/fd).
+ * The child still sees the host's tree (a copy: nothing is mounted yet).
+ * NULL if it is not there or the child, with no more rights than the
+ * command will have, cannot look it up. */
+static const char *resolve_dir(struct resolver *r, const char *dir)
+{
+	char link[64], real[PATH_MAX];
+	unsigned slot;
+	ssize_t n = -1;
+	int fd = -1;
+
+	for (unsigned i = 0; i < RESOLVED_KEPT; i++)
+		if (r->kept[i].dir && !strcmp(r->kept[i].dir, dir))
+			return r->kept[i].real;
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, real, sizeof(real) - 1);
+		close(fd);
+	}
+	slot = r->next++ % RESOLVED_KEPT;
+	free(r->kept[slot].dir);
+	free(r->kept[slot].real);
+	r->kept[slot].real = NULL;
+	if (n > 0 && real[0] == '/') {
+		real[n] = '\0';
+		r->kept[slot].real = strdup(real);
+	}
+	r->kept[slot].dir = strdup(dir);
+	if (!r->kept[slot].dir) {
+		free(r->kept[slot].real);
+		r->kept[slot].real = NULL;
+	}
+	return r->kept[slot].real;
+}
+
+static void resolver_release(struct resolver *r)
+{
+	for (unsigned i = 0; i < RESOLVED_KEPT; i++) {
+		free(r->kept[i].dir);
+		free(r->kept[i].real);
+	}
+}
+
+/* Has path a "." or ".." part? */
+static bool has_dot_part(const char *path)
+{
+	for (const char *p = path; (p = strchr(p, '/'));) {
+		p++;
+		if (p[0] == '.' &&
+		    (p[1] == '/' || !p[1] || (p[1] == '.' && (p[2] == '/' || !p[2]))))
+			return true;
+	}
+	return false;
+}
+
+/* Skipped: exposed by a grant, or in a tree the sandbox has fresh. */
+static bool skipped(const struct kj_config *cfg, const char *path)
+{
+	return granted(cfg, path) ||
+	       (hidden_anyway(path) && !path_covers(cfg->workspace.src, path));
+}
+
+/* A socket bound through a link or ".." (/tmp/x/lnk/s.sock, lnk ->
+ * /var/tmp/y): its file is where the host resolves it, and there the
+ * read-only root shows it, connectable (connect needs no write access).
+ * Masked at that path too, unless that one is skipped as well. Only
+ * the directory is resolved: a socket's own name is never a link (bind
+ * makes the file). */
+static int add_resolved(struct resolver *r, struct host_sockets *hs, const struct kj_config *cfg,
+			const char *path, struct kj_err *err)
+{
+	const char *base = strrchr(path, '/'), *real;
+	char dir[PATH_MAX], full[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base - path), path);
+	real = resolve_dir(r, *dir ? dir : "/");
+	if (!real || (size_t)snprintf(full, sizeof(full), "%s%s", strcmp(real, "/") ? real : "",
+				      base) >= sizeof(full))
+		return 0; /* not on the host, out of reach, or too long to exist */
+	if (!strcmp(full, path) || skipped(cfg, full))
+		return 0;
+	return add_mapped(hs, cfg, full, err);
+}
+
 int host_sockets_find(const struct kj_config *cfg, struct host_sockets *hs, struct kj_err *err)
 {
 	char line[PATH_MAX + 128];
+	struct resolver res = {0};
 	FILE *f;
 	int rc = 0;
 
 	*hs = (struct host_sockets){0};
 	f = fopen("/proc/net/unix", "re");
-	if (!f)
-		return kj_fail(err, "mask", errno, "mount /proc", "list the host's unix sockets");
+	if (!f) {
+		rc = kj_fail(err, "mask", errno, "mount /proc", "list the host's unix sockets");
+		resolver_release(&res);
+		return rc;
+	}
 	/* "Num RefCount Protocol Flags Type St Inode Path": the path, when
 	 * the socket has one, is the eighth field and the rest of the line. */
 	while (!rc && fgets(line, sizeof(line), f)) {
@@ -115,11 +227,16 @@ int host_sockets_find(const struct kj_config *cfg, struct host_sockets *hs, stru
 		path = p;
 		len = strcspn(path, "\n");
 		path[len] = '\0';
-		if (granted(cfg, path) ||
-		    (hidden_anyway(path) && !path_covers(cfg->workspace.src, path)))
+		if (granted(cfg, path))
 			continue;
-		rc = add_mapped(hs, cfg, path, err);
+		if (!skipped(cfg, path))
+			rc = add_mapped(hs, cfg, path, err);
+		/* Only these few are resolved: one lookup each, on the host. */
+		if (rc || (!hidden_anyway(path) && !has_dot_part(path)))
+			continue;
+		rc = add_resolved(&res, hs, cfg, path, err);
 	}
+	resolver_release(&res);
 	if (!rc && ferror(f))
 		rc = kj_fail(err, "mask", EIO, NULL, "read /proc/net/unix");
 	fclose(f);

@@ -9,9 +9,10 @@
  * cores at once. The namespace belongs to the sandbox's user namespace,
  * exactly as if the clone had made it.
  *
- * The same thread first lists the host's unix sockets (mounts/sockets.c):
- * /proc/net/unix shows the reader's network namespace, which is the
- * host's until the unshare.
+ * The host's unix sockets (mounts/sockets.c) are listed by the child
+ * itself before it starts this thread, while it waits for the id maps:
+ * resolving their paths needs the host's tree, which rootfs_build starts
+ * to cover (the new root is attached on /tmp) while this thread runs.
  *
  * Fail closed: the child joins the thread before anything needs the
  * namespace (the fresh /sys, the socket masks, the capability drop and
@@ -52,8 +53,6 @@ static void *netns_thread(void *arg)
 {
 	struct netns_job *job = arg;
 
-	if ((job->rc = host_sockets_find(job->cfg, job->sockets, &job->err)))
-		return NULL;
 	if (job->cfg->net == KJ_NET_HOST)
 		return NULL;
 	/* Wait for kjail's wake-up. Not for correctness (a network namespace

@@ -11,7 +11,7 @@
 
 struct netns_job {
 	const struct kj_config *cfg;
-	struct host_sockets *sockets; /* filled by the job, before it leaves the host's namespace */
+	struct host_sockets *sockets; /* the host's, listed by the child before the job starts */
 	pthread_t thread;
 	bool started;
 	int go; /* eventfd: becomes readable when kjail has written the id maps */
@@ -20,9 +20,10 @@ struct netns_job {
 	struct kj_err err;
 };
 
-/* In the setup child: list the host's unix sockets, then, once go is
- * readable, make a network namespace with lo up, on a thread of its own
- * while the caller builds the root. Only the thread changes namespace. */
+/* In the setup child: once go is readable, make a network namespace with
+ * lo up, on a thread of its own while the caller builds the root. Only
+ * the thread changes namespace. (sockets: the host's unix sockets, listed
+ * by the caller, for rootfs_build.) */
 int netns_start(struct netns_job *job, const struct kj_config *cfg, struct host_sockets *sockets,
 		int go, struct kj_err *err);
 
