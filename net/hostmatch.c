@@ -251,7 +251,7 @@ static bool has_punycode_label(const char *name, size_t len)
 	return false;
 }
 
-static bool name_matches(const struct hm_rule *r, const char *name)
+static bool name_matches(const struct hm_rule *r, const char *name, bool deny)
 {
 	size_t n = strlen(name), s = strlen(r->name);
 
@@ -263,9 +263,12 @@ static bool name_matches(const struct hm_rule *r, const char *name)
 	if (r->kind != HM_WILDCARD || n < s + 2 || name[n - s - 1] != '.' ||
 	    strcmp(name + n - s, r->name))
 		return false;
-	/* A punycode label is matched only by a rule that spells it out: the
-	 * wildcard must not lend its trust to an IDN homograph it never named. */
-	return !has_punycode_label(name, n - s - 1);
+	/* A punycode label is matched only by an allow rule that spells it
+	 * out: the wildcard must not lend its trust to an IDN homograph it
+	 * never named. A deny wildcard covers every name below it, punycode
+	 * included: else --deny-host '*.corp.test' let "xn--bcher-kva.corp.test"
+	 * through to a narrower --allow-host. */
+	return deny || !has_punycode_label(name, n - s - 1);
 }
 
 /* IPv4-mapped (::ffff:a.b.c.d) is the IPv4 address: one rule for both. */
@@ -306,7 +309,8 @@ static const struct hm_rule *find(const struct hm_rule *list, size_t n, const st
 		const struct hm_rule *r = &list[i];
 		if (!hm_rule_port_matches(r, t->port, deny))
 			continue;
-		if (t->is_addr ? addr_matches(r, t->family, t->addr) : name_matches(r, t->name))
+		if (t->is_addr ? addr_matches(r, t->family, t->addr)
+			       : name_matches(r, t->name, deny))
 			return r;
 	}
 	return NULL;

@@ -71,7 +71,9 @@ int hm_name_normalize(const char *in, size_t len, char *out, const char **why);
 int hm_target_parse(const char *host, size_t len, int port, struct hm_target *t, const char **why);
 
 /* Before resolution: deny rules first, then allow rules. Names match only
- * name rules and address literals only address rules. */
+ * name rules and address literals only address rules. An allow wildcard
+ * never covers a name with an xn-- label below its suffix (IDN
+ * homographs); a deny wildcard covers every name below it. */
 enum hm_verdict hm_check_target(const struct hm_rules *rules, const struct hm_target *t,
 				const struct hm_rule **rule);
 

@@ -256,9 +256,19 @@ __attribute__((noreturn)) static void proxy_serve(struct proxy_ctx *px, int sock
 			(void)shutdown(px->clients[i], SHUT_RDWR);
 	pthread_mutex_unlock(&px->lock);
 	deadline = now_ms() + PROXY_DRAIN_MS;
-	while (atomic_load(&px->active) > 0 && now_ms() < deadline)
+	for (;;) {
+		pthread_mutex_lock(&px->lock);
+		/* Those left only wait on a resolver or a connect (no shutdown
+		 * reaches them, and what they wait for no one will use): they
+		 * are logged as ended with the sandbox, and the lock stays held
+		 * to the exit so that none writes a second line. */
+		if (atomic_load(&px->active) <= px->nwaiting || now_ms() >= deadline) {
+			conn_log_waiting(px);
+			_exit(0);
+		}
+		pthread_mutex_unlock(&px->lock);
 		usleep(5000);
-	_exit(0);
+	}
 }
 
 /* Everything the proxy does not need goes before it serves anyone. */

@@ -55,33 +55,15 @@ static void shown(const struct conn *c, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-void conn_log(struct conn *c)
+/* The log line, one write (no lock taken: conn_log_waiting holds px->lock). */
+static void write_line(const struct conn *c)
 {
-	struct proxy_ctx *px = c->px;
-	struct proxy_stats *st = px->stats;
-	char line[1400], when[32], host[PROXY_HOSTPORT_MAX];
+	const struct proxy_ctx *px = c->px;
+	char line[1400], when[32];
 	struct timespec ts;
 	struct tm tm;
 	int len;
 
-	if (!strcmp(c->decision, "refuse")) {
-		atomic_fetch_add(&st->refused, 1);
-		/* The summary names the first few refused hosts, once each. */
-		shown(c, host, sizeof(host));
-		pthread_mutex_lock(&px->lock);
-		unsigned n = atomic_load(&st->nshown), i;
-		for (i = 0; i < n && strcmp(st->shown[i], host); i++)
-			;
-		if (i == n && n < PROXY_SHOWN_HOSTS) {
-			snprintf(st->shown[n], sizeof(st->shown[n]), "%s", host);
-			atomic_store(&st->nshown, n + 1);
-		}
-		pthread_mutex_unlock(&px->lock);
-	} else if (!strcmp(c->decision, "allow")) {
-		atomic_fetch_add(&st->allowed, 1);
-	} else {
-		atomic_fetch_add(&st->failed, 1);
-	}
 	if (px->log_fd < 0)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -105,6 +87,82 @@ void conn_log(struct conn *c)
 	/* One write per line on an O_APPEND file: lines of concurrent
 	 * connections never interleave. */
 	(void)!write(px->log_fd, line, (size_t)len);
+}
+
+void conn_log(struct conn *c)
+{
+	struct proxy_ctx *px = c->px;
+	struct proxy_stats *st = px->stats;
+	char host[PROXY_HOSTPORT_MAX];
+
+	if (!strcmp(c->decision, "refuse")) {
+		atomic_fetch_add(&st->refused, 1);
+		/* The summary names the first few refused hosts, once each. */
+		shown(c, host, sizeof(host));
+		pthread_mutex_lock(&px->lock);
+		unsigned n = atomic_load(&st->nshown), i;
+		for (i = 0; i < n && strcmp(st->shown[i], host); i++)
+			;
+		if (i == n && n < PROXY_SHOWN_HOSTS) {
+			snprintf(st->shown[n], sizeof(st->shown[n]), "%s", host);
+			atomic_store(&st->nshown, n + 1);
+		}
+		pthread_mutex_unlock(&px->lock);
+	} else if (!strcmp(c->decision, "allow")) {
+		atomic_fetch_add(&st->allowed, 1);
+	} else {
+		atomic_fetch_add(&st->failed, 1);
+	}
+	write_line(c);
+}
+
+/* Around a call the sandbox's end cannot cut short (getaddrinfo, getent,
+ * a connect's 10 s poll): while c waits, only conn_log_waiting may read
+ * it, and this thread writes nothing to it. */
+static void conn_wait(struct conn *c, const char *what)
+{
+	struct proxy_ctx *px = c->px;
+
+	pthread_mutex_lock(&px->lock);
+	c->waiting = what;
+	c->wait_prev = NULL;
+	c->wait_next = px->waiting;
+	if (px->waiting)
+		px->waiting->wait_prev = c;
+	px->waiting = c;
+	px->nwaiting++;
+	pthread_mutex_unlock(&px->lock);
+}
+
+/* Blocks for good once conn_log_waiting has logged c: the proxy exits. */
+static void conn_unwait(struct conn *c)
+{
+	struct proxy_ctx *px = c->px;
+
+	pthread_mutex_lock(&px->lock);
+	if (c->wait_prev)
+		c->wait_prev->wait_next = c->wait_next;
+	else
+		px->waiting = c->wait_next;
+	if (c->wait_next)
+		c->wait_next->wait_prev = c->wait_prev;
+	c->waiting = NULL;
+	px->nwaiting--;
+	pthread_mutex_unlock(&px->lock);
+}
+
+void conn_log_waiting(struct proxy_ctx *px)
+{
+	/* Every connection gets its line: one still resolving or connecting
+	 * when the sandbox ended would otherwise vanish from the log with
+	 * the proxy's exit (its thread cannot be woken to write it). Only an
+	 * allowed connection waits, so it counts as allowed. */
+	for (struct conn *c = px->waiting; c; c = c->wait_next) {
+		c->decision = "allow";
+		snprintf(c->reason, sizeof(c->reason), "sandbox ended while %s", c->waiting);
+		atomic_fetch_add(&px->stats->allowed, 1);
+		write_line(c);
+	}
 }
 
 static int connect_to(int family, const unsigned char *addr, int port)
@@ -197,7 +255,9 @@ enum open_result conn_open(struct conn *c)
 		memcpy(addrs[0], t->addr, 16);
 		n = 1;
 	} else {
+		conn_wait(c, "resolving");
 		n = hosts_resolve(px, t->name, fams, addrs, PROXY_MAX_ADDRS);
+		conn_unwait(c);
 	}
 	if (n == 0) {
 		c->decision = "fail";
@@ -229,8 +289,10 @@ enum open_result conn_open(struct conn *c)
 		}
 		/* Connect to the vetted address itself: resolving again here
 		 * could return another answer (rebinding between check and use). */
-		fd = connect_to(fams[i], addrs[i], t->port);
 		inet_ntop(fams[i], addrs[i], c->addr, sizeof(c->addr));
+		conn_wait(c, "connecting");
+		fd = connect_to(fams[i], addrs[i], t->port);
+		conn_unwait(c);
 		if (fd >= 0) {
 			c->upstream = fd;
 			c->decision = "allow";

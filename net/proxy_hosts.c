@@ -3,11 +3,20 @@
  * else the host's resolver, in the host's network context. The sandbox
  * never resolves anything itself: it has no route to a resolver.
  *
- * The host's resolver: getaddrinfo when nsswitch.conf's hosts line names
- * only glibc's built-in services (files, dns: Debian's and most servers'
- * default), else getent ahosts, so that no NSS module (mdns, resolve,
- * myhostname...) is ever loaded into the static kjail (runtime/getent.c
- * says why). */
+ * The host's resolver: /etc/hosts (read here, when nsswitch.conf's hosts
+ * line names files), then the name in its absolute form ("NAME.") through
+ * getaddrinfo when that line names only glibc's built-in services (files,
+ * dns: Debian's and most servers' default), else through getent ahosts,
+ * so that no NSS module (mdns, resolve, myhostname...) is ever loaded
+ * into the static kjail (runtime/getent.c says why).
+ *
+ * Exactly the name the rules were checked on is resolved, never another:
+ * a relative name gets resolv.conf's search list appended (on NXDOMAIN,
+ * or first when it has fewer dots than ndots), so with "search corp.test"
+ * an allowed "secret.example.test" reached "secret.example.test.corp.test"
+ * past --deny-host '*.corp.test'. The absolute name has no search list.
+ * glibc's files service does not match "NAME." against an /etc/hosts line
+ * for NAME, hence the file is read here first, with the plain name. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -16,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "net/proxy.h"
@@ -107,21 +117,26 @@ fail:
 	return -EINVAL;
 }
 
-static bool builtin_only = true;
+static bool builtin_only = true, uses_files = true;
+static pthread_once_t nsswitch_once = PTHREAD_ONCE_INIT;
 
 static void read_nsswitch(void)
 {
 	char line[1024];
 	FILE *f = fopen("/etc/nsswitch.conf", "re");
 
-	/* No file: glibc's default for hosts is dns, then files. */
+	/* No file, or no hosts line: glibc's default is dns, then files. */
 	while (f && fgets(line, sizeof(line), f)) {
 		char *save = NULL, *t = strtok_r(line, " \t\n", &save);
 		if (!t || strcmp(t, "hosts:"))
 			continue;
-		while ((t = strtok_r(NULL, " \t\n", &save)) && t[0] != '#')
-			if (t[0] != '[' && strcmp(t, "files") && strcmp(t, "dns"))
+		uses_files = false;
+		while ((t = strtok_r(NULL, " \t\n", &save)) && t[0] != '#') {
+			if (!strcmp(t, "files"))
+				uses_files = true;
+			else if (t[0] != '[' && strcmp(t, "dns"))
 				builtin_only = false;
+		}
 	}
 	if (f)
 		fclose(f);
@@ -130,10 +145,61 @@ static void read_nsswitch(void)
 /* True when getaddrinfo needs no NSS module; read once. */
 bool hosts_nss_builtin(void)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-	pthread_once(&once, read_nsswitch);
+	pthread_once(&nsswitch_once, read_nsswitch);
 	return builtin_only;
+}
+
+/* Does the host's resolver consult /etc/hosts? */
+static bool hosts_nss_files(void)
+{
+	pthread_once(&nsswitch_once, read_nsswitch);
+	return uses_files;
+}
+
+/* The addresses /etc/hosts gives name (every line naming it, as glibc's
+ * files service does), read at each lookup like glibc reads it. Lines
+ * that do not parse are skipped, as glibc skips them. */
+static int etc_hosts_lookup(const char *name, int *family, unsigned char (*addr)[16], int max)
+{
+	FILE *f = fopen("/etc/hosts", "re");
+	char line[1024];
+	int n = 0;
+
+	while (f && n < max && fgets(line, sizeof(line), f)) {
+		char *save = NULL, *hash = strchr(line, '#'), *word;
+		unsigned char bin[16] = {0};
+		int fam;
+
+		if (!strchr(line, '\n') && !feof(f)) {
+			/* A line longer than the buffer: skipped whole. */
+			int c;
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		if (hash)
+			*hash = '\0';
+		word = strtok_r(line, " \t\r\n", &save);
+		if (!word)
+			continue;
+		fam = strchr(word, ':') ? AF_INET6 : AF_INET;
+		if (inet_pton(fam, word, bin) != 1)
+			continue;
+		while ((word = strtok_r(NULL, " \t\r\n", &save)))
+			if (!strcasecmp(word, name)) {
+				bool seen = false;
+				for (int k = 0; k < n && !seen; k++)
+					seen = family[k] == fam && !memcmp(addr[k], bin, 16);
+				if (!seen) {
+					family[n] = fam;
+					memcpy(addr[n++], bin, 16);
+				}
+				break;
+			}
+	}
+	if (f)
+		fclose(f);
+	return n;
 }
 
 /* `getent ahosts NAME`: "ADDRESS STREAM|DGRAM|RAW [NAME]" per line. */
@@ -170,6 +236,7 @@ int hosts_resolve(const struct proxy_ctx *px, const char *name, int *family,
 		  unsigned char (*addr)[16], int max)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res, *ai;
+	char absolute[HM_NAME_MAX + 2];
 	int n = 0;
 
 	for (size_t i = 0; i < px->nhosts && n < max; i++)
@@ -179,13 +246,19 @@ int hosts_resolve(const struct proxy_ctx *px, const char *name, int *family,
 		}
 	if (n)
 		return n; /* a name in --net-hosts is never looked up elsewhere */
+	if (hosts_nss_files() && (n = etc_hosts_lookup(name, family, addr, max)))
+		return n;
+	/* Search-list bypass of --deny-host (see the top of this file): only
+	 * the absolute name goes to the resolver, and no fallback to the
+	 * relative one. name is normalised: no trailing dot, no address. */
+	snprintf(absolute, sizeof(absolute), "%s.", name);
 	if (!hosts_nss_builtin()) {
 		char out[8192];
-		if (getent_query("ahosts", name, out, sizeof(out)) < 0)
+		if (getent_query("ahosts", absolute, out, sizeof(out)) < 0)
 			return 0;
 		return hosts_parse_getent(out, family, addr, max);
 	}
-	if (getaddrinfo(name, NULL, &hints, &res) != 0)
+	if (getaddrinfo(absolute, NULL, &hints, &res) != 0)
 		return 0;
 	for (ai = res; ai && n < max; ai = ai->ai_next) {
 		memset(addr[n], 0, 16);

@@ -38,6 +38,8 @@ struct proxy_stats {
 	char shown[PROXY_SHOWN_HOSTS][PROXY_HOSTPORT_MAX]; /* "host:port" */
 };
 
+struct conn;
+
 struct proxy_ctx {
 	struct hm_rules rules;
 	const struct proxy_host_entry *hosts; /* --net-hosts */
@@ -45,10 +47,12 @@ struct proxy_ctx {
 	int log_fd; /* --net-log, O_APPEND; -1: none */
 	uint64_t idle_ms;
 	struct proxy_stats *stats;
-	pthread_mutex_t lock;         /* the shown list, clients[] */
+	pthread_mutex_t lock;         /* the shown list, clients[], the waiting list */
 	atomic_int active;            /* connections being served */
 	atomic_size_t bulk_bytes;     /* buffer growth beyond PUMP_BUF_MIN, all connections */
 	int clients[PROXY_MAX_CONNS]; /* their client fds (-1: free slot) */
+	struct conn *waiting;         /* those that wait (conn.waiting), linked */
+	int nwaiting;
 };
 
 /* Bytes read from the client and not yet consumed. */
@@ -73,6 +77,10 @@ struct conn {
 	char reason[400];     /* why it was refused or failed */
 	char addr[INET6_ADDRSTRLEN];
 	uint64_t up, down; /* bytes client -> upstream, upstream -> client */
+	/* "resolving", "connecting": blocked where the sandbox's end cannot
+	 * wake it, and on px->waiting; else NULL. Under px->lock. */
+	const char *waiting;
+	struct conn *wait_prev, *wait_next;
 	struct rbuf in;
 };
 
@@ -80,6 +88,11 @@ struct conn {
 void conn_serve(struct proxy_ctx *px, int client);
 /* Count the connection and write its log line. */
 void conn_log(struct conn *c);
+/* The sandbox has ended: log every connection still waiting (on the
+ * host's resolver or a connect) as ended by it. Called with px->lock held,
+ * which the caller keeps until it exits: a waiting thread that wakes
+ * blocks on the lock and never writes a second line. */
+void conn_log_waiting(struct proxy_ctx *px);
 enum open_result conn_open(struct conn *c);
 void conn_refuse(struct conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void conn_set_shown(struct conn *c, const unsigned char *host, size_t len, int port);

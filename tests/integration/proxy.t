@@ -62,21 +62,30 @@ def hold():
     while True:
         held.append(silent.accept()[0])
 threading.Thread(target=hold, daemon=True).start()
+full = socket.socket()  # a backlog of 0, filled: further SYNs are dropped
+full.bind(("127.0.0.1", 0))
+full.listen(0)
+for _ in range(2):
+    c = socket.socket()
+    c.setblocking(False)
+    c.connect_ex(full.getsockname())
+    held.append(c)
 class Server6(Server):
     address_family = socket.AF_INET6
 six = Server6(("::1", 0), Handler)
 threading.Thread(target=six.serve_forever, daemon=True).start()
-print(plain.server_address[1], tls.server_address[1], silent.getsockname()[1], six.server_address[1], flush=True)
+print(plain.server_address[1], tls.server_address[1], silent.getsockname()[1], six.server_address[1],
+      full.getsockname()[1], flush=True)
 threading.Event().wait(600)
 PY
 python3 "$T/servers.py" "$T/srv.pem" "$T/srv.key" >"$T/ports" 2>"$T/servers.err" &
 SRV=$!
 trap 'kill $SRV 2>/dev/null; _cleanup' EXIT
 for _ in $(seq 100); do [ -s "$T/ports" ] && break; sleep 0.05; done
-read -r HTTP TLS SILENT SIX <"$T/ports"
+read -r HTTP TLS SILENT SIX FULL <"$T/ports"
 
 # Every name the tests use points at the host's loopback.
-printf '127.0.0.1 web.test tls.test rebind.test a.example.test a.b.example.test example.test example.test.evil\n' >"$T/hosts"
+printf '127.0.0.1 web.test tls.test rebind.test a.example.test a.b.example.test example.test example.test.evil xn--bcher-kva.example.test a.xn--p1ai.example.test\n' >"$T/hosts"
 chmod 0644 "$T/hosts"
 LOG=$WS/net.log
 # The usual allow-list: names by name, their address by an explicit rule.
@@ -191,6 +200,16 @@ kj exec "${P[@]}" --allow-host "*.example.test:$HTTP" --allow-host "127.0.0.1:$H
 is "$out" "a.example.test=200 a.b.example.test=200 example.test=403 example.test.evil=403 " \
 	wildcard_matches_subdomains_only
 
+# The allow side never trusts a wildcard for an xn-- label (IDN
+# homographs); the deny side must not skip them: deny wins.
+kj exec "${P[@]}" --deny-host '*.example.test' --allow-host "xn--bcher-kva.example.test:$HTTP" \
+	--allow-host "*.xn--p1ai.example.test:$HTTP" --allow-host "127.0.0.1:$HTTP" -- sh -c "
+	for h in xn--bcher-kva.example.test a.xn--p1ai.example.test; do
+		printf '%s=%s ' \$h \$(curl -sS -o /dev/null -w '%{http_code}' http://\$h:$HTTP/)
+	done"
+is "$out" "xn--bcher-kva.example.test=403 a.xn--p1ai.example.test=403 " \
+	deny_wildcard_covers_punycode_names
+
 kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "CONNECT web.test%2e:$HTTP HTTP/1.1\r\n\r\n"
 like "$out" "^HTTP/1.1 403.*percent-encoded host name" percent_encoded_host_refused
 kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "GET http://web.test:$HTTP/ HTTP/1.1\r\nHost: evil.test\r\n\r\n"
@@ -199,6 +218,124 @@ like "$out" "^HTTP/1.1 400.*Host header names another host" host_header_must_mat
 kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -sS --socks5-hostname 127.0.0.1:3128 http://evil.test/ 2>&1"
 # SOCKS5 reply 2: "connection not allowed by ruleset".
 like "$out" "SOCKS5 connection to evil.test. \(2\)" socks5_unlisted_host_refused
+
+# ------------------------------------------------------------- resolution
+# The proxy resolves exactly the name it checked. The host's resolver
+# appends resolv.conf's search list to a relative name (after NXDOMAIN,
+# or first below ndots): with "search corp.test", an allowed
+# secret.example.test that does not exist became secret.example.test.corp.test,
+# past --deny-host '*.corp.test'. A resolv.conf cannot name a port, so the
+# test gets a network and mount namespace of its own: lo, a DNS responder
+# on 127.0.0.1:53 and an HTTP server in it, and resolv.conf, hosts and
+# nsswitch.conf bind-mounted over the host's there (never the host's own).
+cat >"$T/dns.py" <<'PY'
+import http.server, socket, struct, sys, threading
+# A for 127.0.0.1 for corp.test names and dns.example.test, NXDOMAIN for
+# the rest; each name asked goes to argv[1]. Prints the HTTP port.
+log = open(sys.argv[1], "a", buffering=1)
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b"hello from " + self.headers.get("Host", "-").encode() + b"\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=web.serve_forever, daemon=True).start()
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 53))
+print(web.server_address[1], flush=True)
+while True:
+    q, peer = s.recvfrom(512)
+    i, labels = 12, []
+    while q[i]:
+        labels.append(q[i + 1:i + 1 + q[i]].decode("ascii", "replace").lower())
+        i += 1 + q[i]
+    qtype = struct.unpack(">H", q[i + 1:i + 3])[0]
+    name = ".".join(labels)
+    log.write(name + "\n")
+    if name == "slow.example.test":
+        continue  # no answer: the resolver waits
+    hit = name.endswith(".corp.test") or name == "dns.example.test"
+    an = b""
+    if hit and qtype == 1:
+        an = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 5, 4) + bytes([127, 0, 0, 1])
+    flags = 0x8180 if hit else 0x8183  # a response, recursion; NOERROR or NXDOMAIN
+    s.sendto(q[:2] + struct.pack(">HHHHH", flags, 1, 1 if an else 0, 0, 0) + q[12:i + 5] + an, peer)
+PY
+# A query the responder leaves unanswered waits 5 s (resolving_...).
+printf 'nameserver 127.0.0.1\nsearch corp.test\noptions timeout:5 attempts:1\n' >"$T/resolv.conf"
+{ cat /etc/hosts; printf '127.0.0.1 hostsfile.example.test\n'; } >"$T/etc-hosts"
+# Both ways of asking the host's resolver: getaddrinfo (hosts: files dns)
+# and getent (any other service; this one does not exist, so glibc skips it).
+grep -v '^hosts:' /etc/nsswitch.conf >"$T/nss-builtin" 2>/dev/null
+cp "$T/nss-builtin" "$T/nss-getent"
+echo 'hosts: files dns' >>"$T/nss-builtin"
+echo 'hosts: files kjailtestnone dns' >>"$T/nss-getent"
+chmod 0644 "$T/resolv.conf" "$T/etc-hosts" "$T/nss-builtin" "$T/nss-getent"
+NSPID="" DNS=""
+if command -v unshare >/dev/null && command -v nsenter >/dev/null && command -v ip >/dev/null; then
+	unshare -m -n --propagation private sh -c "ip link set lo up &&
+		mount --bind '$T/resolv.conf' /etc/resolv.conf &&
+		mount --bind '$T/etc-hosts' /etc/hosts && touch '$T/ns.ready'; exec sleep 600" &
+	NSPID=$!
+	settles 5 test -e "$T/ns.ready"
+	nsenter -t "$NSPID" -m -n -- python3 "$T/dns.py" "$T/dns.log" >"$T/dns.port" 2>"$T/dns.err" &
+	DNS=$!
+	settles 5 test -s "$T/dns.port"
+fi
+trap 'kill $SRV $DNS $NSPID 2>/dev/null; _cleanup' EXIT
+read -r NSHTTP <"$T/dns.port" 2>/dev/null
+# kj_ns ARGS...: kj exec, with kjail started (as the caller) inside them.
+kj_ns() {
+	local o=$T/.out.$$ e=$T/.err.$$
+	# shellcheck disable=SC2086 # KJ_EXEC_ARGS is meant to split
+	nsenter -t "$NSPID" -m -n --wd="$WS" -- env KJ_AS="$KJ_AS" KJ_USER="$KJ_USER" \
+		bash -c "$(declare -f as_caller); as_caller \"\$@\"" as_caller \
+		"$KJAIL" exec $KJ_EXEC_ARGS "$@" >"$o" 2>"$e" </dev/null
+	rc=$?
+	out=$(cat "$o")
+	err=$(cat "$e")
+	rm -f "$o" "$e"
+}
+for how in builtin getent; do
+	if [ -z "${NSHTTP:-}" ]; then
+		skip "search_list_not_applied_$how" "no namespace with a DNS responder: $(head -1 "$T/dns.err" 2>/dev/null)"
+		continue
+	fi
+	nsenter -t "$NSPID" -m -- mount --bind "$T/nss-$how" /etc/nsswitch.conf
+	rm -f "$LOG"
+	: >"$T/dns.log" # truncated: the responder holds it open
+	kj_ns "${P[@]}" --deny-host '*.corp.test' --allow-host "*.example.test:$NSHTTP" \
+		--allow-host "127.0.0.1:$NSHTTP" -- sh -c "
+		for h in secret.example.test dns.example.test hostsfile.example.test; do
+			printf '%s=%s ' \$h \$(curl -sS -o /dev/null -w '%{http_code}' http://\$h:$NSHTTP/)
+		done"
+	nsenter -t "$NSPID" -m -- umount /etc/nsswitch.conf
+	# secret: NXDOMAIN, not secret.example.test.corp.test; dns: an absolute
+	# name still resolves through DNS; hostsfile: /etc/hosts still answers.
+	is "$out" "secret.example.test=502 dns.example.test=200 hostsfile.example.test=200 " \
+		"search_list_not_applied_$how"
+	like "$(grep host=secret "$LOG")" "decision=fail .*reason=\"cannot resolve secret.example.test\"" \
+		"unresolved_name_logged_as_checked_$how"
+	unlike "$(sort -u "$T/dns.log" | tr '\n' ' ')" "corp\.test|hostsfile" "only_the_checked_name_asked_$how"
+done
+# One still resolving when COMMAND ends (its thread blocked in
+# getaddrinfo, which nothing can wake): logged as ended with the sandbox.
+if [ -n "${NSHTTP:-}" ]; then
+	nsenter -t "$NSPID" -m -- mount --bind "$T/nss-builtin" /etc/nsswitch.conf
+	rm -f "$LOG"
+	kj_ns "${P[@]}" --allow-host "*.example.test:$NSHTTP" -- python3 -c "import socket, time
+s = socket.create_connection(('127.0.0.1', 3128), timeout=10)
+s.sendall(b'CONNECT slow.example.test:$NSHTTP HTTP/1.1\r\n\r\n'); time.sleep(0.5)"
+	nsenter -t "$NSPID" -m -- umount /etc/nsswitch.conf
+	like "$(cat "$LOG")" "proto=connect host=slow.example.test port=$NSHTTP decision=allow rule=\"--allow-host \*.example.test:$NSHTTP\" addr=- up=0 down=0 reason=\"sandbox ended while resolving\"" \
+		resolving_connection_logged_when_sandbox_ends
+else
+	skip resolving_connection_logged_when_sandbox_ends "no namespace with a DNS responder"
+fi
 
 # ------------------------------------------------------------- log, summary
 rm -f "$LOG"
@@ -285,6 +422,20 @@ s.sendall(b'CONNECT web.test:$SILENT HTTP/1.1\r\n\r\n'); print(s.recv(100).split
 is "$out $(($(date +%s) - start < 5))" "200 1" open_connection_closed_when_sandbox_ends
 like "$(cat "$LOG")" "proto=connect host=web.test port=$SILENT decision=allow" open_connection_logged_when_sandbox_ends
 unlike "$err" "abnormally" proxy_exits_cleanly
+
+# One still connecting when COMMAND ends (the server's full backlog drops
+# the SYN; the proxy's connect would wait 10 s): logged as ended with the
+# sandbox, and the proxy does not wait for a connect no one will use.
+rm -f "$LOG"
+start=${EPOCHREALTIME/./}
+kj exec "${P[@]}" --allow-host "web.test:$FULL" --allow-host "127.0.0.1:$FULL" -- python3 -c "import socket, time
+s = socket.create_connection(('127.0.0.1', 3128), timeout=10)
+s.sendall(b'CONNECT web.test:$FULL HTTP/1.1\r\n\r\n'); time.sleep(0.5)"
+ms=$(((${EPOCHREALTIME/./} - start) / 1000))
+like "$(cat "$LOG")" "proto=connect host=web.test port=$FULL decision=allow rule=\"--allow-host web.test:$FULL\" addr=127.0.0.1 up=0 down=0 reason=\"sandbox ended while connecting\"" \
+	connecting_connection_logged_when_sandbox_ends
+# The old wait: 0.5 s of COMMAND, then 2 s for the connect.
+ok proxy_does_not_wait_for_a_connect_when_sandbox_ends test "$ms" -lt $((2300 + KJ_TIME_SLACK_MS))
 
 # A setup failure inside the new namespaces (a mount point on the
 # read-only root): exit 125 at once, no proxy left behind.

@@ -141,6 +141,31 @@ static void rebinding(void)
 	   "deny_address_beats_allowed_range", NULL);
 }
 
+/* The punycode refusal is for allow wildcards only: a deny wildcard
+ * covers xn-- names too, whatever narrower allow rule names them. */
+static void deny_wildcard_covers_punycode(void)
+{
+	static const char *const allow[] = {"xn--bcher-kva.example.test", "*.xn--p1ai.example.test",
+					    "xn--80ak6aa92e.xn--p1ai", NULL};
+	static const char *const deny[] = {"*.example.test", "*.xn--p1ai", NULL};
+	struct set s;
+
+	build(&s, allow, deny);
+	verdict(&s, "xn--bcher-kva.example.test", 443, HM_DENIED,
+		"deny_wildcard_covers_punycode_name_allowed_by_name");
+	verdict(&s, "a.xn--p1ai.example.test", 443, HM_DENIED,
+		"deny_wildcard_covers_punycode_label_allowed_by_wildcard");
+	verdict(&s, "xn--80ak6aa92e.xn--p1ai", 443, HM_DENIED,
+		"deny_punycode_wildcard_covers_punycode_label");
+	verdict(&s, "XN--BCHER-KVA.example.test.", 443, HM_DENIED,
+		"deny_wildcard_covers_punycode_name_normalised");
+	build(&s, allow, NULL);
+	verdict(&s, "xn--bcher-kva.example.test", 443, HM_ALLOWED,
+		"punycode_name_allowed_by_name_without_deny");
+	verdict(&s, "xn--80ak6aa92e.a.xn--p1ai.example.test", 443, HM_UNLISTED,
+		"allow_wildcard_still_skips_punycode_label");
+}
+
 int main(void)
 {
 	static const char *const allow[] = {"pypi.org",   "*.example.test", "files.test:8443",
@@ -250,6 +275,7 @@ int main(void)
 	addr_class("ff02::1", "multicast");
 	addr_class("2606:4700::1111", NULL);
 	rebinding();
+	deny_wildcard_covers_punycode();
 
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
