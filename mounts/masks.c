@@ -16,6 +16,7 @@
 
 #include "mounts/mountapi.h"
 #include "mounts/rootfs.h"
+#include "mounts/sockets.h"
 
 const char *const credential_paths[] = {
 	".ssh",
@@ -254,10 +255,13 @@ static int mask_session_dir(int rootfd, const struct kj_config *cfg, struct kj_e
 			continue; /* not covered, or longer than a path: cannot exist there */
 		if (b->writable)
 			rc = make_session_dir(rootfd, inside[n], err);
-		if (!host_root || strcmp(inside[n], dir))
-			n++; /* its own path is masked below anyway */
+		if (!host_root || strcmp(inside[n], dir) || fresh_inside(dir))
+			n++; /* else its own path is masked below anyway */
 	}
-	if (!rc && host_root)
+	/* At its own path only where the host's root shows it: below /run
+	 * or /tmp the sandbox has a fresh tree, where the name may be
+	 * kjail's own (the --ssh-agent socket's /run/kjail). */
+	if (!rc && host_root && !fresh_inside(dir))
 		rc = mask_path(rootfd, dir, 0, err);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = mask_path(rootfd, inside[i], 0, err);

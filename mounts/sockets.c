@@ -45,7 +45,7 @@
 
 #define MAX_SOCKETS 4096 /* more is a refusal: fail closed, not a partial mask */
 
-static bool hidden_anyway(const char *path)
+bool fresh_inside(const char *path)
 {
 	static const char *const fresh[] = {"/run",  "/var/run", "/tmp", "/dev",
 					    "/proc", "/sys",     NULL};
@@ -172,8 +172,7 @@ static bool has_dot_part(const char *path)
 /* Skipped: exposed by a grant, or in a tree the sandbox has fresh. */
 static bool skipped(const struct kj_config *cfg, const char *path)
 {
-	return granted(cfg, path) ||
-	       (hidden_anyway(path) && !path_covers(cfg->workspace.src, path));
+	return granted(cfg, path) || (fresh_inside(path) && !path_covers(cfg->workspace.src, path));
 }
 
 /* A socket bound through a link or ".." (/tmp/x/lnk/s.sock, lnk ->
@@ -232,7 +231,7 @@ int host_sockets_find(const struct kj_config *cfg, struct host_sockets *hs, stru
 		if (!skipped(cfg, path))
 			rc = add_mapped(hs, cfg, path, err);
 		/* Only these few are resolved: one lookup each, on the host. */
-		if (rc || (!hidden_anyway(path) && !has_dot_part(path)))
+		if (rc || (!fresh_inside(path) && !has_dot_part(path)))
 			continue;
 		rc = add_resolved(&res, hs, cfg, path, err);
 	}

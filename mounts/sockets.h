@@ -22,4 +22,8 @@ int host_sockets_mask(int rootfd, const struct host_sockets *hs, struct kj_err *
 
 void host_sockets_free(struct host_sockets *hs);
 
+/* Does path lie in a tree every sandbox gets fresh (/run, /var/run,
+ * /tmp, /dev, /proc, /sys), so only a bind can show the host's? */
+bool fresh_inside(const char *path);
+
 #endif

@@ -217,17 +217,24 @@ static int exec_policy(const struct kj_config *cfg, const struct kj_sources *src
 	static const char *const exec_opts[] = {"timeout", "kill-grace", "output-limit", "setenv",
 						NULL};
 	struct kj_policy all = {0}, mine = {0};
+	struct kj_rule *rules;
 	int rc = policy_load(&all, err);
 
-	if (!rc && !(mine.rules = calloc(all.n + 1, sizeof(*mine.rules))))
-		rc = kj_fail(err, "policy", ENOMEM, NULL, "allocate");
-	for (size_t i = 0; !rc && i < all.n; i++)
+	if (rc) {
+		policy_free(&all);
+		return rc;
+	}
+	if (!(rules = calloc(all.n + 1, sizeof(*rules)))) {
+		policy_free(&all);
+		return kj_fail(err, "policy", ENOMEM, NULL, "allocate");
+	}
+	mine.rules = rules;
+	for (size_t i = 0; i < all.n; i++)
 		for (int j = 0; exec_opts[j]; j++)
 			if (!strcmp(all.rules[i].opt, exec_opts[j]))
-				mine.rules[mine.n++] = all.rules[i];
-	if (!rc)
-		rc = policy_enforce(&mine, cfg, src, err);
-	free(mine.rules);
+				rules[mine.n++] = all.rules[i];
+	rc = policy_enforce(&mine, cfg, src, err);
+	free(rules);
 	policy_free(&all);
 	return rc;
 }
