@@ -348,6 +348,11 @@ static int check_deny(const struct kj_rule *r, const struct kj_config *c,
 		return denied(r, what, from(s, r->opt), err);
 	if (!strcmp(r->opt, "setenv") && env_listed(c->setenv, c->nsetenv, r->value, true))
 		return denied(r, what, from(s, r->opt), err);
+	/* An --env-file line sets a variable as --setenv does: without
+	 * this, `deny setenv LD_PRELOAD` let a vault line through. */
+	if (!strcmp(r->opt, "setenv") &&
+	    env_listed((const char *const *)c->env_file_vars, c->nenv_file_vars, r->value, true))
+		return denied(r, what, from(s, "env-file"), err);
 	return 0;
 }
 

@@ -147,6 +147,12 @@ user_profile preload 'setenv LD_PRELOAD=/x.so'
 denied deny_setenv_name_against_profile "--setenv LD_PRELOAD \(from ~/.config/kjail/profiles/preload.profile:1\)" \
 	exec "${BE[@]}" --profile preload -- touch "$RAN"
 allowed deny_setenv_allows_other_names exec "${BE[@]}" --setenv LD_LIBRARY_PATH=/x -- touch "$RAN"
+put "$T/preload.env" "$KJ_OWNER" 0600 'LD_PRELOAD=/x.so'
+sys_policy 'deny setenv LD_PRELOAD'
+denied deny_setenv_name_against_env_file_line \
+	"^kjail: policy: --setenv LD_PRELOAD \(from --env-file\) is denied by /etc/kjail/policy:1" \
+	exec "${BE[@]}" --env-file "$T/preload.env" -- touch "$RAN"
+sys_policy 'deny setenv LD_PRELOAD' 'deny env-file'
 put "$T/vault" "$KJ_OWNER" 0600 'A=b'
 denied deny_option_against_any_use "--env-file \(from --env-file\) is denied by /etc/kjail/policy:2: deny env-file" \
 	exec "${BE[@]}" --env-file "$T/vault" -- touch "$RAN"
