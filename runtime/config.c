@@ -234,6 +234,22 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 	return 0;
 }
 
+/* 0 if path exists inside root (resolved there, as the mount recipe
+ * will), else -errno. */
+static int mask_in_root(const char *root, const char *path)
+{
+	int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), fd;
+
+	if (rfd < 0)
+		return -errno;
+	fd = path_open_in_root(rfd, path, 0);
+	close(rfd);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 /* Where this caller's sessions live, canonical (so path_covers can compare
  * it with a grant): the directory itself, or its parent when it does not
  * exist yet. */
@@ -442,7 +458,10 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 		if (cfg->masks[i][0] != '/')
 			return kj_fail(err, "mask", 0, "give an absolute path",
 				       "'%s' is not absolute", cfg->masks[i]);
-		if (lstat(cfg->masks[i], &st) < 0 && (cfg->root[1] == '\0'))
+		/* Looked up where the sandbox will see it: in --root DIR, not
+		 * on the host (a mask of nothing would be skipped silently). */
+		if (cfg->root[1] == '\0' ? lstat(cfg->masks[i], &st) < 0
+					 : (errno = -mask_in_root(cfg->root, cfg->masks[i])) != 0)
 			return kj_fail(err, "mask", errno, "mask a path that exists", "%s",
 				       cfg->masks[i]);
 	}

@@ -59,6 +59,9 @@ refused option_missing_its_value_refused '^kjail: option: --timeout needs a valu
 refused flag_given_a_value_refused '^kjail: option: --tty takes no value' \
 	exec --tty=yes -- "${run_marker[@]}"
 
+mkdir -p "$T/emptyroot"
+refused mask_missing_in_root_refused '^kjail: mask: /nonexist/x: No such file or directory \(mask a path that exists\)$' \
+	exec --root "$T/emptyroot" --mask /nonexist/x -- "${run_marker[@]}"
 refused empty_cwd_refused '^kjail: option: --cwd: empty path \(give a directory inside the sandbox\)$' \
 	exec --cwd '' -- "${run_marker[@]}"
 # --isolation none reads --cwd as the sandbox does: absolute, or relative
