@@ -2,6 +2,7 @@
  * is off and the fix; then the posture of the run a `kjail exec` would
  * get here, and whether it can start. See doctor.h. */
 #include "runtime/doctor.h"
+#include "runtime/json_out.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -436,67 +437,50 @@ static void verdict(struct report *r, const struct kj_config *cfg, int cfg_rc,
 
 /* --------------------------------------------------------------- output */
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", out);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
 static void print_json(FILE *out, const struct report *r, const struct kj_sources *s)
 {
 	fputs("{\"kjail\":", out);
-	json_str(out, KJAIL_VERSION);
+	json_put_string(out, KJAIL_VERSION);
 	fprintf(out, ",\"can_run\":%s,\"verdict\":", r->blocked ? "false" : "true");
-	json_str(out, r->blocked ? r->verdict : "can run here");
+	json_put_string(out, r->blocked ? r->verdict : "can run here");
 	fputs(",\"posture\":", out);
-	json_str(out, r->posture);
+	json_put_string(out, r->posture);
 	fputs(",\"limits\":", out);
-	json_str(out, r->limits);
+	json_put_string(out, r->limits);
 	fputs(",\"profile\":{\"name\":", out);
-	json_str(out, s->profile.name);
+	json_put_string(out, s->profile.name);
 	fputs(",\"from\":", out);
-	json_str(out, s->profile_from);
+	json_put_string(out, s->profile_from);
 	fputs(",\"file\":", out);
-	json_str(out, s->profile.file);
+	json_put_string(out, s->profile.file);
 	fputs("},\"files\":[", out);
 	for (size_t i = 0; i < s->files.n; i++) {
 		fputs(i ? ",{\"path\":" : "{\"path\":", out);
-		json_str(out, s->files.v[i].shown);
+		json_put_string(out, s->files.v[i].shown);
 		fputs(",\"state\":", out);
-		json_str(out, s->files.v[i].state);
+		json_put_string(out, s->files.v[i].state);
 		fputc('}', out);
 	}
 	fputs("],\"policy\":{\"path\":", out);
-	json_str(out, KJ_POLICY_FILE);
+	json_put_string(out, KJ_POLICY_FILE);
 	fputs(",\"state\":", out);
-	json_str(out, s->policy.state);
+	json_put_string(out, s->policy.state);
 	fputs(",\"rules\":[", out);
 	for (size_t i = 0; i < s->policy.n; i++) {
 		fputs(i ? "," : "", out);
-		json_str(out, s->policy.rules[i].text);
+		json_put_string(out, s->policy.rules[i].text);
 	}
 	fputs("]},\"checks\":[", out);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct check *c = &r->checks[i];
 		fputs(i ? ",{\"name\":" : "{\"name\":", out);
-		json_str(out, c->name);
+		json_put_string(out, c->name);
 		fputs(",\"status\":", out);
-		json_str(out, c->status);
+		json_put_string(out, c->status);
 		fputs(",\"detail\":", out);
-		json_str(out, c->detail);
+		json_put_string(out, c->detail);
 		fputs(",\"fix\":", out);
-		json_str(out, c->fix);
+		json_put_string(out, c->fix);
 		fputc('}', out);
 	}
 	fputs("]}\n", out);

@@ -19,6 +19,7 @@
 
 #include "mounts/git_after.h"
 #include "runtime/config_id.h"
+#include "runtime/json_out.h"
 #include "runtime/cgroup.h"
 #include "runtime/cli.h"
 #include "runtime/sandbox.h"
@@ -334,43 +335,24 @@ static void memory_of(const struct session_record *rec, char *buf, size_t len)
 	}
 }
 
-/* s as a JSON string: quoted, with " and \ escaped and every control
- * character as \u00XX (a workspace is any path the caller chose; raw, it
- * made the whole list unreadable to a JSON parser). */
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 /* One session of `kjail ls --json`. */
 static void ls_json_entry(bool first, const char *name, const char *state,
 			  const struct session_record *rec, const char *idle,
 			  unsigned long long running, const char *mem)
 {
 	printf("%s{\"name\":", first ? "" : ",");
-	json_string(name);
+	json_put_string(stdout, name);
 	printf(",\"state\":");
-	json_string(state);
+	json_put_string(stdout, state);
 	printf(",\"pid\":%d,\"age_s\":%lld,\"idle\":", (int)rec->supervisor,
 	       (long long)time(NULL) - rec->created);
-	json_string(idle);
+	json_put_string(stdout, idle);
 	printf(",\"running_execs\":%llu,\"profile\":", running);
-	json_string(rec->profile);
+	json_put_string(stdout, rec->profile);
 	printf(",\"memory\":");
-	json_string(mem);
+	json_put_string(stdout, mem);
 	printf(",\"workspace\":");
-	json_string(rec->workspace);
+	json_put_string(stdout, rec->workspace);
 	printf("}");
 }
 

@@ -157,4 +157,16 @@ kje doctor
 text_rc=$rc
 is "$json_rc" "$text_rc" doctor_json_same_exit_status
 
+# Any byte a path or name may hold still makes JSON a strict parser takes:
+# invalid UTF-8 as U+FFFD, valid UTF-8 (also cut mid-character by a long
+# message) and control characters escaped.
+long=$(python3 -c 'print("x/" + "\u00e9" * 300)')
+for arg in "--profile=bad$(printf '\377')name" "--workspace=/nonexist/$long" "--profile=a$(printf '\t')b"; do
+	kje doctor --json "$arg"
+	printf '%s' "$out" | python3 -c 'import json, sys; json.loads(sys.stdin.buffer.read().decode("utf-8"))' 2>/dev/null &&
+		ok=yes || ok=no
+	echo "$ok"
+done >"$T/odd-json"
+is "$(sort -u "$T/odd-json")" yes doctor_json_valid_for_odd_bytes
+
 done_testing
