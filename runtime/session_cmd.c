@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -308,9 +309,14 @@ static int ask(const char *name, enum session_msg type, struct session_msg_hdr *
 	struct session_msg_hdr h = {.type = type};
 	struct kj_err ignored;
 	int fd = session_connect(name, &ignored), rc;
+	/* A session too busy (or stopped) to answer must not hang ls, stop
+	 * or rm for ever. */
+	struct timeval limit = {.tv_sec = 5};
 
 	if (fd < 0)
 		return fd;
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
 	rc = session_send(fd, &h, NULL, 0, NULL, 0);
 	if (rc == 0)
 		rc = session_recv(fd, reply, NULL, NULL, NULL, NULL);
@@ -422,6 +428,34 @@ int cmd_ls(int argc, char **argv)
 	return 0;
 }
 
+/* SIGKILL through a pidfd (the pid checked to be the supervisor, by its
+ * start time, after the pidfd pins it), then wait for its end; the sandbox
+ * dies with it (parent-death signal), and its cgroup is reclaimed. */
+static int kill_supervisor(const char *name, const struct session_record *rec, struct kj_err *err)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, rec->supervisor, 0);
+	struct pollfd p;
+
+	if (pfd < 0 || !session_supervisor_alive(rec)) {
+		if (pfd >= 0)
+			close(pfd);
+		return 0; /* gone meanwhile */
+	}
+	if (syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0) < 0) {
+		int e = errno;
+		close(pfd);
+		return kj_fail(err, "session", e, "kjail ls shows it; try again",
+			       "stop '%s': kill its supervisor (pid %d)", name,
+			       (int)rec->supervisor);
+	}
+	p = (struct pollfd){.fd = pfd, .events = POLLIN};
+	(void)poll(&p, 1, 5000);
+	close(pfd);
+	session_forget(name);
+	(void)cgroup_gc(NULL, err);
+	return 0;
+}
+
 static int stop_session(const char *name, struct kj_err *err)
 {
 	struct session_record rec;
@@ -437,6 +471,12 @@ static int stop_session(const char *name, struct kj_err *err)
 		/* The supervisor frees the cgroup and marks the record. */
 		for (int i = 0; i < 500 && session_supervisor_alive(&rec); i++)
 			usleep(10000);
+		/* One that did not stop (stopped itself, or too busy to be
+		 * asked) is killed: forgetting the record of a live session
+		 * would leave its supervisor, init and every process of the
+		 * sandbox running with no name to stop them by. */
+		if (session_supervisor_alive(&rec))
+			return kill_supervisor(name, &rec, err);
 	} else if (!strcmp(rec.state, "running")) {
 		session_forget(name); /* dead: reclaim */
 		(void)cgroup_gc(NULL, err);

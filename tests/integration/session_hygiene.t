@@ -8,7 +8,7 @@ S=hyg-$$
 if [ "$KJ_AS" = user ]; then sdir=$XDG_RUNTIME_DIR/kjail; else sdir=/run/kjail; fi
 holder=
 cleanup_sessions() {
-	for s in "$S-pipe" "$S-fd" "$S-json"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
+	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
 	[ -n "$holder" ] && kill "$holder" 2>/dev/null
 	# (an old kjail's gc leaves the stray sockets this file makes)
 	rm -f "$sdir/$S-stray.sock" "$sdir/$S-stray.lock" "$sdir/$S-held.sock" "$sdir/$S-held.lock"
@@ -92,6 +92,19 @@ kj ls --json
 got=$(printf '%s' "$out" | python3 -c 'import json,sys
 print([s["workspace"] for s in json.load(sys.stdin) if s["name"] == sys.argv[1]][0])' "$S-json" 2>&1 | tail -1)
 is "$got" "$WEIRD" ls_json_workspace_round_trips
+
+# rm of a session whose supervisor does not stop (here: stopped with
+# SIGSTOP) kills it, instead of forgetting the record of a live session.
+kj create $CREATE_ARGS "$S-stuck"
+stuck=$(supervisor_pid "$S-stuck")
+kill -STOP "$stuck"
+kj rm "$S-stuck"
+expect_rc rm_of_unresponsive_session_returns 0
+state=$(awk '{print $3}' "/proc/$stuck/stat" 2>/dev/null || echo gone)
+like "$state" "^(Z|gone)$" rm_kills_a_supervisor_that_does_not_stop
+kj ls
+unlike "$out" "^$S-stuck " rm_of_unresponsive_session_forgets_it
+kill -CONT "$stuck" 2>/dev/null
 
 cleanup_sessions
 is "$(ls -A "$sdir" | grep -c "^$S-")" 0 rm_leaves_no_file_of_this_suite
