@@ -42,7 +42,8 @@ struct session_record {
 	uint64_t idle_ms;
 	/* Per-exec defaults from create (a profile's timeout, say). */
 	uint64_t timeout_ms, kill_grace_ms, output_limit;
-	uint64_t config_id; /* config_fingerprint() of what it was created with */
+	bool output_limited; /* output_limit holds (0 is a cap of nothing) */
+	uint64_t config_id;  /* config_fingerprint() of what it was created with */
 };
 
 /* [A-Za-z0-9][A-Za-z0-9_.-]{0,63} */
@@ -63,6 +64,7 @@ int session_record_read(const char *name, struct session_record *rec, struct kj_
  * session starts from), without filling a whole record. */
 struct session_exec_defaults {
 	uint64_t timeout_ms, kill_grace_ms, output_limit;
+	bool output_limited;
 };
 int session_exec_defaults(const char *name, struct session_exec_defaults *d, struct kj_err *err);
 void session_forget(const char *name);

@@ -392,7 +392,7 @@ int cmd_session_exec(int argc, char **argv)
 			cfg.timeout_ms = def.timeout_ms;
 			if (def.kill_grace_ms)
 				cfg.kill_grace_ms = def.kill_grace_ms;
-			cfg.output_limited = def.output_limit != 0;
+			cfg.output_limited = def.output_limited;
 			cfg.output_limit = def.output_limit;
 			for (int j = 0; j < 3; j++)
 				note_origin(&src,

@@ -106,6 +106,7 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	rec.timeout_ms = cfg->timeout_ms;
 	rec.kill_grace_ms = cfg->kill_grace_ms;
 	rec.output_limit = cfg->output_limited ? cfg->output_limit : 0;
+	rec.output_limited = cfg->output_limited;
 	rec.config_id = config_fingerprint(cfg);
 	if (session_record_write(&rec, &err)) {
 		(void)!write(ready, &err, sizeof(err));

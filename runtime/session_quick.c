@@ -274,7 +274,8 @@ static bool record_plain(const char *path)
 		return false;
 	text[len] = '\0';
 	return session_record_number(text, "timeout_ms") == 0 &&
-	       session_record_number(text, "output_limit") == 0;
+	       session_record_number(text, "output_limit") == 0 &&
+	       session_record_number(text, "output_limited") == 0;
 }
 
 /* The session's socket, connected; -1 when the full client should take

@@ -108,11 +108,12 @@ int session_record_write(const struct session_record *rec, struct kj_err *err)
 	fprintf(f,
 		"supervisor=%d\nsupervisor_start=%llu\ncreated=%lld\nstate=%s\nworkspace=%s\nprofile=%s\n"
 		"cgroup=%s\nidle_ms=%llu\ntimeout_ms=%llu\nkill_grace_ms=%llu\noutput_limit=%llu\n"
-		"config_id=%llu\n",
+		"output_limited=%d\nconfig_id=%llu\n",
 		(int)rec->supervisor, rec->supervisor_start, rec->created, rec->state,
 		rec->workspace, rec->profile, rec->cgroup, (unsigned long long)rec->idle_ms,
 		(unsigned long long)rec->timeout_ms, (unsigned long long)rec->kill_grace_ms,
-		(unsigned long long)rec->output_limit, (unsigned long long)rec->config_id);
+		(unsigned long long)rec->output_limit, rec->output_limited ? 1 : 0,
+		(unsigned long long)rec->config_id);
 	if (fclose(f) != 0 || rename(tmp, path) < 0) {
 		unlink(tmp);
 		return kj_fail(err, "session", errno, NULL, "write %s", path);
@@ -184,6 +185,7 @@ int session_record_read(const char *name, struct session_record *rec, struct kj_
 	rec->timeout_ms = session_record_number(text, "timeout_ms");
 	rec->kill_grace_ms = session_record_number(text, "kill_grace_ms");
 	rec->output_limit = session_record_number(text, "output_limit");
+	rec->output_limited = session_record_number(text, "output_limited") || rec->output_limit;
 	rec->config_id = session_record_number(text, "config_id");
 	return 0;
 }
@@ -199,6 +201,8 @@ int session_exec_defaults(const char *name, struct session_exec_defaults *d, str
 	d->timeout_ms = session_record_number(text, "timeout_ms");
 	d->kill_grace_ms = session_record_number(text, "kill_grace_ms");
 	d->output_limit = session_record_number(text, "output_limit");
+	/* --output-limit 0 is a cap (nothing passes), not "none". */
+	d->output_limited = session_record_number(text, "output_limited") || d->output_limit;
 	return 0;
 }
 

@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 session_test_setup
 S=kjg-$$
 RAN=$WS/ran
-cleanup_sessions() { for s in "$S" "$S-p" "$S-r" "$S-c"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
+cleanup_sessions() { for s in "$S" "$S-p" "$S-r" "$S-c" "$S-z"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
 trap 'cleanup_sessions; _cleanup' EXIT
 
 # The session directory, as kjail names it for this caller.
@@ -102,6 +102,13 @@ mv "$SD/$S-p.state.away" "$SD/$S-p.state"
 kj exec -s "$S-p" -- sh -c 'sleep 1.5; touch "$1"' sh "$RAN"
 is "$rc" 124 exec_keeps_session_timeout_with_record
 as_caller "$KJAIL" rm "$S-p" >/dev/null 2>&1
+
+# ------------------------------------------ --output-limit 0 is a cap
+kj create $CREATE_ARGS --output-limit 0 "$S-z"
+kj exec -s "$S-z" -- echo visible
+is "$rc:$out" "0:" session_output_limit_zero_passes_nothing
+like "$err" "kjail: stdout truncated after 0 bytes" session_output_limit_zero_said
+as_caller "$KJAIL" rm "$S-z" >/dev/null 2>&1
 
 # ------------------------------------------ --create with other options
 kj exec -s "$S-c" --create $CREATE_ARGS --net host --timeout 1s -- true
