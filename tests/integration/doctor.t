@@ -157,6 +157,19 @@ kje doctor
 text_rc=$rc
 is "$json_rc" "$text_rc" doctor_json_same_exit_status
 
+# What no check models, the live run meets as exec does: a --cwd or a
+# grant's mount point missing in the new root.
+for bad in "--cwd /nonexistent-kjd" "--ro /etc/hostname:/nonexist-kjd/deep/x"; do
+	# shellcheck disable=SC2086
+	kje doctor $NOLIM $bad
+	drc=$rc
+	verdict=$(printf '%s\n' "$out" | sed -n 's/^fail  verdict          cannot run here: //p')
+	# shellcheck disable=SC2086
+	kje exec $NOLIM $bad -- true
+	echo "$drc|$rc|$([ -n "$verdict" ] && [ "kjail: $verdict" = "$err" ] && echo same)"
+done >"$T/live"
+is "$(sort -u "$T/live")" "1|125|same" doctor_live_run_agrees_with_exec
+
 # Any byte a path or name may hold still makes JSON a strict parser takes:
 # invalid UTF-8 as U+FFFD, valid UTF-8 (also cut mid-character by a long
 # message) and control characters escaped.
