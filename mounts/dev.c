@@ -50,6 +50,16 @@ static int host_node_clone(const char *name, unsigned major_nr, unsigned minor_n
 			       "the host's %s is not the character device %u:%u", path, major_nr,
 			       minor_nr);
 	}
+	/* Read-only, nosuid, noexec: a write to a device node needs no
+	 * writable mount, but its metadata does. The node is the host's own
+	 * inode: on a writable clone a root caller's command could chmod
+	 * or utimensat the host's /dev/null (through /dev or any file mask
+	 * made of it) and break it for every user of the host. */
+	if (tree_setattr(mfd, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0, path,
+			 err)) {
+		close(mfd);
+		return -EINVAL;
+	}
 	return mfd;
 }
 

@@ -69,4 +69,17 @@ is "$out" "connected" ro_grant_still_exposes_resolved_socket
 kill "$LPID" 2>/dev/null
 wait "$LPID" 2>/dev/null
 
+# The /dev nodes and the /dev/null of file masks are the host's own
+# inodes, bound read-only: writes reach the device, metadata changes do
+# not reach the host (a root caller's command could chmod the host's
+# /dev/null). chmod to the mode it has and touch -r to its own times
+# change nothing even where they would succeed.
+kj exec -- sh -c 'echo x >/dev/null && echo wrote; chmod 0666 /dev/full 2>&1; touch -c -r /dev/null /dev/null 2>&1; chmod 0666 /etc/shadow 2>&1; true'
+like "$out" "^wrote" dev_nodes_still_writable
+if [ "$KJ_AS" = root ]; then
+	is "$(printf '%s\n' "$out" | grep -c 'Read-only file system')" 3 dev_node_metadata_read_only_for_root
+else
+	is "$(printf '%s\n' "$out" | grep -Ec 'Read-only file system|Operation not permitted')" 3 dev_node_metadata_refused_for_user
+fi
+
 done_testing
