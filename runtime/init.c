@@ -52,6 +52,12 @@ void init_run(int ctl, pid_t command)
 				(void)kill(-command, msg[1]);
 			else if (n == 2 && msg[0] == INIT_TO_ALL)
 				(void)kill(-1, msg[1]);
+			/* A stopped process sees a forwarded SIGTERM, SIGINT or
+			 * SIGHUP only once it runs again: without SIGCONT, a
+			 * command that stopped itself outlived every signal but
+			 * the timeout's SIGKILL. */
+			if (n == 2 && msg[1] != SIGCONT && msg[1] != SIGWINCH && msg[1] != SIGKILL)
+				(void)kill(msg[0] == INIT_TO_COMMAND ? -command : -1, SIGCONT);
 		}
 	}
 }

@@ -134,8 +134,8 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 		for (int i = 0; i < io.nrelays; i++) {
 			struct relay *r = &io.relays[i];
 			bool want = r->open && (r->name || status < 0);
-			pfd[n++] = (struct pollfd){.fd = want ? r->from : -1, .events = POLLIN};
-			open_out |= want && r->name;
+			relay_poll(r, want, &pfd[n++]);
+			open_out |= (want && r->name) || (r->name && r->off < r->len);
 		}
 		if (status >= 0 && !open_out)
 			break;
@@ -186,8 +186,8 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 			}
 		}
 		for (int i = 0; i < io.nrelays; i++)
-			if (pfd[3 + i].fd >= 0 && pfd[3 + i].revents)
-				relay_pump(&io.relays[i]);
+			if (pfd[3 + i].fd >= 0)
+				relay_service(&io.relays[i], pfd[3 + i].revents);
 	}
 	close(sock);
 	relay_report(&io);

@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -31,6 +32,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/vfs.h>
 
 #include "runtime/error.h"
 #include "runtime/policy.h"
@@ -232,20 +234,37 @@ static bool plain_form(int argc, char **argv, const char **name, char ***cmd)
 	return i < argc && session_name_ok(*name);
 }
 
-/* stdin, stdout and stderr are open, and none is a terminal (the full
- * client relays a terminal through a pipe, so no tty of the caller's
- * reaches the session: TIOCSTI) nor a directory or O_PATH fd (a host
- * directory handed in as stdio: the CVE-2024-21626 class). */
+/* stdin, stdout and stderr are open, and each is a pipe, a socket or one
+ * of the sandbox's own device nodes (/dev/null..., which init reopens
+ * from the sandbox's read-only /dev): not a terminal (the full client
+ * relays it through a pipe, so no tty of the caller's reaches the
+ * session: TIOCSTI), not a directory or O_PATH fd (the CVE-2024-21626
+ * class), not a file or other device of the caller's, whose metadata
+ * the command could change (the full client relays those:
+ * stdio_fd_host_inode). */
 static bool stdio_plain(void)
 {
 	for (int fd = 0; fd < 3; fd++) {
 		struct stat st;
+		struct statfs sf;
 		char termios[64];
 		long fl = SYS3(SYS_fcntl, fd, F_GETFL, 0);
+		unsigned maj, min;
 
-		if (fl < 0 || (fl & O_PATH) || SYS2(SYS_fstat, fd, &st) < 0 || S_ISDIR(st.st_mode))
+		if (fl < 0 || (fl & O_PATH) || SYS2(SYS_fstat, fd, &st) < 0)
 			return false;
-		if (S_ISCHR(st.st_mode) && SYS3(SYS_ioctl, fd, TCGETS, termios) == 0)
+		if (S_ISSOCK(st.st_mode))
+			continue;
+		if (S_ISFIFO(st.st_mode)) {
+			if (SYS2(SYS_fstatfs, fd, &sf) < 0 || sf.f_type != PIPEFS_MAGIC)
+				return false;
+			continue;
+		}
+		if (!S_ISCHR(st.st_mode) || SYS3(SYS_ioctl, fd, TCGETS, termios) == 0)
+			return false;
+		maj = (unsigned)((st.st_rdev >> 8) & 0xfff);
+		min = (unsigned)((st.st_rdev & 0xff) | ((st.st_rdev >> 12) & 0xfff00));
+		if (maj != 1 || (min != 3 && min != 5 && min != 7 && min != 8 && min != 9))
 			return false;
 	}
 	return true;

@@ -175,6 +175,10 @@ __attribute__((noreturn)) static void exec_child(const struct sandbox *sb, int c
 	for (int i = 0; i < 3; i++)
 		if (fds[i] != i && dup2(fds[i], i) < 0)
 			_exit(KJ_EXIT_SETUP);
+	/* The host's /dev/null (and the like) handed in: reopened from the
+	 * sandbox's read-only /dev (runtime/stdio.c says why). */
+	if (stdio_reopen_nodes() < 0)
+		_exit(KJ_EXIT_SETUP);
 	/* --cwd: absolute inside the sandbox, or relative to the workspace. */
 	if (chdir(cfg->workspace.dest) < 0 || (x->cwd && chdir(x->cwd) < 0)) {
 		kj_fail(&err, "cwd", errno, NULL, "cd %s", x->cwd ? x->cwd : cfg->workspace.dest);

@@ -2,9 +2,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 static void add_relay(struct stdio_plan *io, int from, int to, const char *name,
@@ -21,6 +26,67 @@ static void add_relay(struct stdio_plan *io, int from, int to, const char *name,
 	r->limit = cfg->output_limit;
 }
 
+/* The device nodes every sandbox has in /dev (mounts/dev.c). */
+static const struct {
+	unsigned major_nr, minor_nr;
+	const char *path;
+} sandbox_nodes[] = {
+	{1, 3, "/dev/null"},   {1, 5, "/dev/zero"},    {1, 7, "/dev/full"},
+	{1, 8, "/dev/random"}, {1, 9, "/dev/urandom"},
+};
+
+static const char *sandbox_node(const struct stat *st)
+{
+	if (!S_ISCHR(st->st_mode))
+		return NULL;
+	for (size_t i = 0; i < sizeof(sandbox_nodes) / sizeof(sandbox_nodes[0]); i++)
+		if (major(st->st_rdev) == sandbox_nodes[i].major_nr &&
+		    minor(st->st_rdev) == sandbox_nodes[i].minor_nr)
+			return sandbox_nodes[i].path;
+	return NULL;
+}
+
+bool stdio_fd_host_inode(int fd)
+{
+	struct stat st;
+	struct statfs sf;
+
+	/* An fd's metadata is its inode's, and the command may change what
+	 * its owner may (chmod, utimensat, setxattr: no Landlock right and
+	 * no mount flag of the sandbox's reaches an inode on the caller's
+	 * own mount). A file the caller redirected in or out is such an
+	 * inode: `kjail exec ... < /etc/sudoers` as root would let the
+	 * command make it writable by everyone. Pipes and sockets are
+	 * inodes of their own, a terminal goes through the sandbox's pty,
+	 * and the sandbox's device nodes are reopened inside from its
+	 * read-only /dev (stdio_reopen_nodes). Everything else is relayed. */
+	if (fstat(fd, &st) < 0 || S_ISSOCK(st.st_mode) || sandbox_node(&st) || isatty(fd))
+		return false;
+	return !S_ISFIFO(st.st_mode) || fstatfs(fd, &sf) < 0 || sf.f_type != PIPEFS_MAGIC;
+}
+
+int stdio_reopen_nodes(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st;
+		const char *path;
+		int fl = fcntl(fd, F_GETFL), nfd;
+
+		if (fl < 0 || fstat(fd, &st) < 0 || !(path = sandbox_node(&st)))
+			continue;
+		nfd = open(path, (fl & (O_ACCMODE | O_APPEND | O_NONBLOCK)) | O_CLOEXEC);
+		if (nfd < 0)
+			return -errno;
+		if (dup2(nfd, fd) < 0) {
+			int e = errno;
+			close(nfd);
+			return -e;
+		}
+		close(nfd);
+	}
+	return 0;
+}
+
 int stdio_fd_check(int fd, const char *name, struct kj_err *err)
 {
 	struct stat st;
@@ -35,6 +101,16 @@ int stdio_fd_check(int fd, const char *name, struct kj_err *err)
 			"%s is a directory: it would open the host's file system to the command",
 			name);
 	return 0;
+}
+
+/* Can the command write through its stdin? A socket can: with
+ * --output-limit, output written to fd 0 (the same socket as the caller's
+ * stdout, say) would pass uncapped, so such stdin is relayed. */
+static bool writable_stdin(void)
+{
+	struct stat st;
+
+	return fstat(0, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
 int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct kj_err *err)
@@ -64,7 +140,8 @@ int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct k
 			io->child_fd[i] = -1; /* the pty; relays wired when it arrives */
 			continue;
 		}
-		if (!tty[i] && !(i > 0 && cfg->output_limited))
+		if (!tty[i] && !(i > 0 && cfg->output_limited) && !stdio_fd_host_inode(i) &&
+		    !(i == 0 && cfg->output_limited && writable_stdin()))
 			continue; /* passed straight through */
 		if (pipe2(p, O_CLOEXEC) < 0)
 			return kj_fail(err, "stdio", errno, NULL, "create a pipe for %s",
@@ -72,6 +149,8 @@ int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct k
 		if (i == 0) {
 			io->child_fd[0] = io->child_only[0] = p[0];
 			add_relay(io, 0, p[1], NULL, cfg);
+			/* kjail's own end: never blocks the loop */
+			io->relays[io->nrelays - 1].to_own = fcntl(p[1], F_SETFL, O_NONBLOCK) == 0;
 		} else {
 			io->child_fd[i] = io->child_only[i] = p[1];
 			add_relay(io, p[0], i, names[i], cfg);
@@ -134,6 +213,9 @@ int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err)
 	if (io->child_fd[0] == -1) {
 		add_relay(io, 0, master, NULL, &none);
 		io->relays[io->nrelays - 1].to_pty = true;
+		/* kjail's own: a command that stops reading its terminal
+		 * must not block kjail in a write to the master. */
+		io->relays[io->nrelays - 1].to_own = fcntl(master, F_SETFL, O_NONBLOCK) == 0;
 	}
 	/* Everything the terminal shows counts as stdout for --output-limit. */
 	add_relay(io, master, out, "stdout", &capped);
@@ -168,7 +250,7 @@ int stdio_child_install(const struct stdio_plan *io, int slave)
 		if (fd != i && dup2(fd, i) < 0)
 			return -errno;
 	}
-	return 0;
+	return stdio_reopen_nodes();
 }
 
 bool fd_write_all(int fd, const void *data, size_t n)
@@ -187,27 +269,100 @@ bool fd_write_all(int fd, const void *data, size_t n)
 	return true;
 }
 
-bool relay_pump(struct relay *r)
+#define RELAY_BUF 65536
+
+/* Input at its end, everything before it written: pass the end on (close
+ * the pipe, or the terminal's end-of-file character: twice after a line
+ * with no newline, which the first only flushes in canonical mode). */
+static void relay_finish_input(struct relay *r)
 {
-	char buf[65536];
+	if (r->to_pty)
+		(void)!write(r->to, r->last && r->last != '\n' ? "\x04\x04" : "\x04",
+			     r->last && r->last != '\n' ? 2 : 1);
+	else
+		close(r->to);
+	r->open = false;
+}
+
+/* Write what the destination takes now. One that is the caller's own
+ * (its stdout: a pipe to a slow reader, say) cannot be made non-blocking
+ * (the open file is shared with other processes), so after POLLOUT it
+ * gets at most what a pipe is sure to take without blocking; a regular
+ * file takes it all. A reader that is gone (EPIPE) ends the relay and
+ * closes its source, so the command meets EPIPE/SIGPIPE as it would
+ * writing there itself (`kjail exec ... | head -1`). */
+static void relay_write(struct relay *r)
+{
+	size_t n = r->len - r->off;
+	struct stat st;
+	ssize_t w;
+
+	if (!r->to_own && n > PIPE_BUF && !(fstat(r->to, &st) == 0 && S_ISREG(st.st_mode)))
+		n = PIPE_BUF;
+	w = write(r->to, r->buf + r->off, n);
+	if (w < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (w <= 0) {
+		r->off = r->len = 0;
+		r->open = false;
+		if (r->name) {
+			close(r->from);
+			r->from = -1;
+		} else {
+			close(r->to);
+		}
+		return;
+	}
+	r->last = r->buf[r->off + (size_t)w - 1];
+	r->off += (size_t)w;
+	if (r->off == r->len)
+		r->off = r->len = 0;
+}
+
+void relay_poll(const struct relay *r, bool want, struct pollfd *p)
+{
+	/* Output pending is flushed even after the sandbox ended; input for
+	 * a sandbox that ended goes nowhere. */
+	if (r->off < r->len && (want || r->name))
+		*p = (struct pollfd){.fd = r->to, .events = POLLOUT};
+	else
+		*p = (struct pollfd){.fd = want && r->open ? r->from : -1, .events = POLLIN};
+}
+
+void relay_service(struct relay *r, short revents)
+{
 	ssize_t n;
 	size_t keep;
 
-	do
-		n = read(r->from, buf, sizeof(buf));
-	while (n < 0 && errno == EINTR);
-	if (n <= 0) {
-		/* EOF (or EIO: a pty whose last slave closed). An input relay
-		 * passes the end on: close the pipe, or send the terminal's
-		 * end-of-file character. */
-		if (!r->name) {
-			if (r->to_pty)
-				(void)!write(r->to, "\x04", 1);
-			else
-				close(r->to);
+	if (!revents)
+		return;
+	if (r->off < r->len) {
+		if (!(revents & POLLOUT) && (revents & (POLLHUP | POLLERR))) {
+			r->off = r->len = 0; /* the destination is gone */
+			r->open = false;
+			if (r->name) {
+				close(r->from);
+				r->from = -1;
+			}
+			return;
 		}
-		r->open = false;
-		return false;
+		relay_write(r);
+		return;
+	}
+	if (!r->buf && !(r->buf = malloc(RELAY_BUF)))
+		return; /* tried again next round */
+	do
+		n = read(r->from, r->buf, RELAY_BUF);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
+		return;
+	if (n <= 0) {
+		/* EOF (or EIO: a pty whose last slave closed). */
+		if (r->name)
+			r->open = false;
+		else
+			relay_finish_input(r);
+		return;
 	}
 	keep = (size_t)n;
 	if (r->capped) {
@@ -217,11 +372,10 @@ bool relay_pump(struct relay *r)
 		r->dropped += (uint64_t)n - keep;
 	}
 	r->passed += keep;
-	/* A reader that went away (EPIPE) just means the rest is dropped;
-	 * kjail keeps draining so the command never blocks on a full pipe. */
-	if (keep && !fd_write_all(r->to, buf, keep) && r->capped)
-		r->limit = r->passed;
-	return true;
+	r->off = 0;
+	r->len = keep;
+	if (keep && r->to_own)
+		relay_write(r); /* non-blocking: at once */
 }
 
 void relay_report(const struct stdio_plan *io)

@@ -9,6 +9,7 @@
 #ifndef KJAIL_STDIO_H
 #define KJAIL_STDIO_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <termios.h>
@@ -20,6 +21,10 @@ struct relay {
 	int from, to;     /* parent-side fds */
 	const char *name; /* "stdout", "stderr"; NULL for input */
 	bool capped, open, to_pty;
+	bool to_own; /* to is kjail's own (O_NONBLOCK set) */
+	char *buf;   /* read, not yet written: buf[off..len) */
+	size_t off, len;
+	char last; /* the last byte written (input to a pty) */
 	uint64_t limit, passed, dropped;
 };
 
@@ -37,6 +42,14 @@ struct stdio_plan {
 	uint64_t limit;
 };
 
+/* Is fd an inode of the caller's (a file, a named FIFO, a device other
+ * than the sandbox's own) that must be relayed, not handed to the
+ * command? */
+bool stdio_fd_host_inode(int fd);
+/* Inside the sandbox, in the command's process: fds 0-2 that are one of
+ * the sandbox's device nodes (/dev/null...) reopened from its /dev, a
+ * read-only mount, so their metadata is out of the command's reach. */
+int stdio_reopen_nodes(void);
 /* Refuse an fd that must not become the command's stdio (a directory). */
 int stdio_fd_check(int fd, const char *name, struct kj_err *err);
 int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct kj_err *err);
@@ -58,8 +71,12 @@ void stdio_restore(struct stdio_plan *io);
 /* Command child: install 0, 1, 2 (slave is the pty, or -1). */
 int stdio_child_install(const struct stdio_plan *io, int slave);
 
-/* Move data once along r; returns false when r reached end of file. */
-bool relay_pump(struct relay *r);
+/* The relays never block kjail's loop (its timer and signals): a relay
+ * with data pending waits for its destination to take more (POLLOUT),
+ * else for its source (POLLIN). relay_poll fills p (fd -1 when !want),
+ * relay_service moves data once when p had events. */
+void relay_poll(const struct relay *r, bool want, struct pollfd *p);
+void relay_service(struct relay *r, short revents);
 /* "kjail: stdout truncated after N bytes (M bytes dropped)" lines. */
 void relay_report(const struct stdio_plan *io);
 

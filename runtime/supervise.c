@@ -78,9 +78,8 @@ int supervise(struct sandbox *sb)
 			/* Output relays run until end of file even after the
 			 * sandbox ended, so its last bytes are not lost. */
 			bool want = r->open && (r->name || !exited);
-			pfd[P_RELAY + i] =
-				(struct pollfd){.fd = want ? r->from : -1, .events = POLLIN};
-			relays_open |= want && r->name;
+			relay_poll(r, want, &pfd[P_RELAY + i]);
+			relays_open |= (want && r->name) || (r->name && r->off < r->len);
 		}
 		if (exited && !relays_open)
 			break;
@@ -118,8 +117,8 @@ int supervise(struct sandbox *sb)
 			}
 		}
 		for (int i = 0; i < sb->io.nrelays; i++)
-			if (pfd[P_RELAY + i].fd >= 0 && pfd[P_RELAY + i].revents)
-				relay_pump(&sb->io.relays[i]);
+			if (pfd[P_RELAY + i].fd >= 0)
+				relay_service(&sb->io.relays[i], pfd[P_RELAY + i].revents);
 	}
 	close(sfd);
 	if (tfd >= 0)

@@ -264,6 +264,24 @@ for sig in INT TERM HUP; do
 	is "$rc:$(cat "$WS/got" 2>/dev/null)" "7:$sig" sig${sig}_to_kjail_forwarded_to_command
 done
 
+# A command that stopped itself still ends on a forwarded SIGTERM: it gets
+# SIGCONT after it, or it would wait for the timeout's SIGKILL.
+rm -f "$WS/ready"
+start_kj "$T/s.out" "$T/s.err" -- sh -c 'touch ready; kill -STOP $$; echo resumed'
+if wait_file "$WS/ready" 5; then
+	sleep 0.3
+	kill -TERM "$kjpid"
+	settles 5 sh -c "! kill -0 $kjpid 2>/dev/null" && ended=yes || ended=no
+	[ "$ended" = no ] && kill -9 "$kjpid"
+	wait "$kjpid"
+	rc=$?
+else
+	kill -9 "$kjpid"
+	wait "$kjpid"
+	rc=never-ready ended=no
+fi
+is "$ended:$rc" "yes:143" sigterm_ends_a_stopped_command
+
 # From the moment COMMAND runs, a signal to kjail reaches it: kjail must
 # not die of it (143) in a gap between starting COMMAND and forwarding.
 # The probe is ready within microseconds of its exec; 100 tries.
