@@ -275,16 +275,23 @@ cp "$T/nss-builtin" "$T/nss-getent"
 echo 'hosts: files dns' >>"$T/nss-builtin"
 echo 'hosts: files kjailtestnone dns' >>"$T/nss-getent"
 chmod 0644 "$T/resolv.conf" "$T/etc-hosts" "$T/nss-builtin" "$T/nss-getent"
+# The files go in through an overlay on /etc (in that namespace only), so
+# they need not exist on the host (the VM's guest has no resolv.conf).
+mkdir -p "$T/etc-up" "$T/etc-work"
+cp "$T/resolv.conf" "$T/etc-up/resolv.conf"
+cp "$T/etc-hosts" "$T/etc-up/hosts"
+cp "$T/nss-builtin" "$T/etc-up/nsswitch.conf"
 NSPID="" DNS=""
 if command -v unshare >/dev/null && command -v nsenter >/dev/null && command -v ip >/dev/null; then
 	unshare -m -n --propagation private sh -c "ip link set lo up &&
-		mount --bind '$T/resolv.conf' /etc/resolv.conf &&
-		mount --bind '$T/etc-hosts' /etc/hosts && touch '$T/ns.ready'; exec sleep 600" &
+		mount -t overlay overlay -o 'lowerdir=/etc,upperdir=$T/etc-up,workdir=$T/etc-work' /etc &&
+		touch '$T/ns.ready' && exec sleep 600" 2>"$T/dns.err" &
 	NSPID=$!
-	settles 5 test -e "$T/ns.ready"
-	nsenter -t "$NSPID" -m -n -- python3 "$T/dns.py" "$T/dns.log" >"$T/dns.port" 2>"$T/dns.err" &
-	DNS=$!
-	settles 5 test -s "$T/dns.port"
+	if settles 5 test -e "$T/ns.ready"; then
+		nsenter -t "$NSPID" -m -n -- python3 "$T/dns.py" "$T/dns.log" >"$T/dns.port" 2>"$T/dns.err" &
+		DNS=$!
+		settles 5 test -s "$T/dns.port"
+	fi
 fi
 trap 'kill $SRV $DNS $NSPID 2>/dev/null; _cleanup' EXIT
 read -r NSHTTP <"$T/dns.port" 2>/dev/null
