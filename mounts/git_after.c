@@ -43,10 +43,18 @@ void git_after_start(const struct kj_config *cfg, struct git_after *g)
 	g->had_git = fstatat(ws, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0;
 	g->git_is_dir = g->had_git && S_ISDIR(st.st_mode);
 	g->had_commondir = g->git_is_dir && exists_at(ws, ".git/commondir");
+	if (g->git_is_dir) {
+		int git = path_open(ws, ".git", O_DIRECTORY,
+				    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		if (git >= 0) {
+			git_links_snapshot(git, &g->modules);
+			close(git);
+		}
+	}
 	close(ws);
 }
 
-int git_after_finish(const struct git_after *g, bool quiet)
+int git_after_finish(struct git_after *g, bool quiet)
 {
 	int ws, git, rc = 0;
 
@@ -71,7 +79,8 @@ int git_after_finish(const struct git_after *g, bool quiet)
 		close(ws);
 		return 0;
 	}
-	rc = git_links_check(ws, git, g->workspace, &g->start);
+	rc = git_links_check(ws, git, g->workspace, &g->start, &g->modules);
+	git_links_snapshot_free(&g->modules);
 	close(ws);
 	if (g->had_commondir) {
 		close(git);

@@ -20,13 +20,15 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "mounts/git_links.h"
 #include "runtime/config.h"
 
 struct git_after {
 	const char *workspace; /* the workspace's host path */
 	bool watching;         /* it could be opened before the run */
 	bool had_git, git_is_dir, had_commondir;
-	struct timespec start; /* CLOCK_REALTIME_COARSE, as file times */
+	struct timespec start;       /* CLOCK_REALTIME_COARSE, as file times */
+	struct git_snapshot modules; /* .git/modules before the run */
 };
 
 /* Before the sandbox starts: what the workspace's .git holds. */
@@ -35,6 +37,6 @@ void git_after_start(const struct kj_config *cfg, struct git_after *g);
 /* After the sandbox ended (no process of it left): set aside a new
  * .git/commondir, note a new .git. 0, or -errno when a commondir could
  * not be set aside (reported on stderr). */
-int git_after_finish(const struct git_after *g, bool quiet);
+int git_after_finish(struct git_after *g, bool quiet);
 
 #endif

@@ -38,7 +38,57 @@ struct walk {
 	struct timespec start;
 	const char *workspace;
 	int checked, rc;
+	struct git_snapshot *snap; /* filled (taking) or compared with (checking) */
+	bool taking;
 };
+
+/* What a config file or a hooks directory (and every hook in it) is now:
+ * inode, ctime, size and mode, hashed (FNV-1a over 64-bit words). Any write, rename or new entry
+ * changes it. */
+static void mix(uint64_t *h, const struct stat *st)
+{
+	const uint64_t v[] = {(uint64_t)st->st_ino, (uint64_t)st->st_ctim.tv_sec,
+			      (uint64_t)st->st_ctim.tv_nsec, (uint64_t)st->st_size, st->st_mode};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		*h ^= v[i];
+		*h *= 0x100000001b3ULL;
+	}
+}
+
+static uint64_t state_of(int gitfd, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct stat st;
+	struct dirent *e;
+	int fd;
+	DIR *d;
+
+	if (fstatat(gitfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	mix(&h, &st);
+	if (!S_ISDIR(st.st_mode) ||
+	    (fd = openat(gitfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return h;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return h;
+	}
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' &&
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			mix(&h, &st); /* (readdir's order is stable while nothing changes) */
+	closedir(d);
+	return h;
+}
+
+static const struct git_snap *snap_find(const struct git_snapshot *s, const char *key)
+{
+	for (size_t i = 0; s && i < s->n; i++)
+		if (!strcmp(s->v[i].key, key))
+			return &s->v[i];
+	return NULL;
+}
 
 static bool changed_since(const struct stat *st, const struct timespec *t)
 {
@@ -87,10 +137,10 @@ static bool hooks_changed(int gitfd, const struct timespec *t)
 	return changed;
 }
 
-static void check_gitdir(struct walk *w, int gitfd, const char *where, int depth);
+static void check_gitdir(struct walk *w, int gitfd, const char *where, const char *key, int depth);
 
 /* .git/modules/NAME, and their own modules, to MAX_DEPTH. */
-static void check_modules(struct walk *w, int gitfd, const char *where, int depth)
+static void check_modules(struct walk *w, int gitfd, const char *where, const char *key, int depth)
 {
 	int fd = path_open(gitfd, "modules", O_DIRECTORY, BENEATH);
 	struct dirent *e;
@@ -113,8 +163,14 @@ static void check_modules(struct walk *w, int gitfd, const char *where, int dept
 		mfd = path_open(fd, e->d_name, O_DIRECTORY, BENEATH);
 		if (mfd < 0)
 			continue;
-		snprintf(sub, sizeof(sub), "%s/modules/%s", where, e->d_name);
-		check_gitdir(w, mfd, sub, depth + 1);
+		char subkey[sizeof(((struct git_snap *)0)->key)];
+		int kn = *key ? snprintf(subkey, sizeof(subkey), "%s/%s", key, e->d_name) : -1;
+		/* A key that does not fit is no key: judged by the clock,
+		 * never against another module's state. */
+		if (kn < 0 || (size_t)kn >= sizeof(subkey))
+			subkey[0] = '\0';
+		(void)!snprintf(sub, sizeof(sub), "%s/modules/%s", where, e->d_name);
+		check_gitdir(w, mfd, sub, subkey, depth + 1);
 		close(mfd);
 	}
 	if (d)
@@ -124,20 +180,44 @@ out:
 		close(fd);
 }
 
-static void check_gitdir(struct walk *w, int gitfd, const char *where, int depth)
+/* key names a git directory of .git/modules ("" for the others): one in
+ * the snapshot taken before the run is judged by its state then (no clock
+ * involved: one made just before the run is not the command's), any
+ * other by its ctime against the run's start. */
+static void check_gitdir(struct walk *w, int gitfd, const char *where, const char *key, int depth)
 {
 	struct stat st;
 	int rfd = openat(gitfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const struct git_snap *before = *key ? snap_find(w->snap, key) : NULL;
 
 	w->checked++;
 	if (rfd < 0)
 		return;
-	if (fstatat(rfd, "config", &st, AT_SYMLINK_NOFOLLOW) == 0 && changed_since(&st, &w->start))
-		set_aside(w, rfd, "config", where);
-	if (hooks_changed(rfd, &w->start))
-		set_aside(w, rfd, "hooks", where);
+	if (w->taking) {
+		struct git_snapshot *s = w->snap;
+		struct git_snap *v =
+			s->n < MAX_GITDIRS ? realloc(s->v, (s->n + 1) * sizeof(*v)) : NULL;
+		if (v) {
+			s->v = v;
+			snprintf(v[s->n].key, sizeof(v[s->n].key), "%s", key);
+			v[s->n].config = state_of(rfd, "config");
+			v[s->n].hooks = state_of(rfd, "hooks");
+			s->n++;
+		}
+	} else if (before) {
+		if (state_of(rfd, "config") != before->config && state_of(rfd, "config"))
+			set_aside(w, rfd, "config", where);
+		if (state_of(rfd, "hooks") != before->hooks && state_of(rfd, "hooks"))
+			set_aside(w, rfd, "hooks", where);
+	} else {
+		if (fstatat(rfd, "config", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    changed_since(&st, &w->start))
+			set_aside(w, rfd, "config", where);
+		if (hooks_changed(rfd, &w->start))
+			set_aside(w, rfd, "hooks", where);
+	}
 	close(rfd);
-	check_modules(w, gitfd, where, depth);
+	check_modules(w, gitfd, where, key, depth);
 }
 
 static uint32_t be32(const unsigned char *p)
@@ -223,13 +303,28 @@ static void check_link(void *arg, const char *path)
 	if (fd < 0)
 		return;
 	snprintf(where, sizeof(where), "%s/%s/.git", c->w->workspace, path);
-	check_gitdir(c->w, fd, where, 0);
+	check_gitdir(c->w, fd, where, "", 0);
 	close(fd);
 }
 
-int git_links_check(int wsfd, int gitfd, const char *workspace, const struct timespec *start)
+void git_links_snapshot(int gitfd, struct git_snapshot *s)
 {
-	struct walk w = {.start = *start, .workspace = workspace};
+	struct walk w = {.snap = s, .taking = true};
+
+	*s = (struct git_snapshot){0};
+	check_modules(&w, gitfd, "", "m", 0);
+}
+
+void git_links_snapshot_free(struct git_snapshot *s)
+{
+	free(s->v);
+	*s = (struct git_snapshot){0};
+}
+
+int git_links_check(int wsfd, int gitfd, const char *workspace, const struct timespec *start,
+		    struct git_snapshot *before)
+{
+	struct walk w = {.start = *start, .workspace = workspace, .snap = before};
 	struct link_ctx c = {.w = &w, .wsfd = wsfd};
 	char where[4200];
 	unsigned char *buf = NULL;
@@ -237,7 +332,7 @@ int git_links_check(int wsfd, int gitfd, const char *workspace, const struct tim
 	int fd;
 
 	snprintf(where, sizeof(where), "%s/.git", workspace);
-	check_modules(&w, gitfd, where, 0);
+	check_modules(&w, gitfd, where, "m", 0);
 	fd = openat(gitfd, "index", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (size_t)st.st_size <= INDEX_MAX && (buf = malloc((size_t)st.st_size))) {
