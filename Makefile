@@ -199,7 +199,7 @@ lint: deps-lint
 	  --inline-suppr -D_GNU_SOURCE -I. -I$(BUILD)/gen runtime mounts net profiles tests/probes tests/fuzz
 	@echo "lint: clang-tidy ($(words $(LINT_SRCS)) files)"
 	@clang-tidy --quiet --warnings-as-errors='*' --checks='$(subst $(eval) ,,$(TIDY_CHECKS))' \
-	  $(LINT_SRCS) -- -std=c17 -D_GNU_SOURCE -I. -I$(BUILD)/gen $(PKG_CFLAGS) 2>/dev/null
+	  $(LINT_SRCS) -- -std=c17 -D_GNU_SOURCE -I. -I$(BUILD)/gen $$(pkg-config --cflags $(PKGS)) 2>/dev/null
 	@echo "lint: clang-format ($(words $(FORMAT_SRCS)) files, .clang-format)"
 	@clang-format --dry-run --Werror $(FORMAT_SRCS)
 	@echo "lint: clean"

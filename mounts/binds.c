@@ -1,4 +1,5 @@
 /* The workspace and the --ro/--rw binds. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,6 +11,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "mounts/git_after.h"
 #include "mounts/mountapi.h"
 #include "mounts/rootfs.h"
 
@@ -40,7 +42,17 @@ static int bind_attach(int rootfd, int mfd, const struct kj_bind *b, const char 
 		       struct kj_err *err)
 {
 	int tfd = mountpoint_open(rootfd, b->dest, b->is_dir, what, err), rc;
+	struct stat st;
 
+	/* A directory mounts only on a directory, a file only on a
+	 * non-directory: said as such, not as move_mount's EINVAL. */
+	if (tfd >= 0 && fstat(tfd, &st) == 0 && S_ISDIR(st.st_mode) != b->is_dir) {
+		close(tfd);
+		return kj_fail(err, what, 0, "give a DEST of the same kind as the source",
+			       "%s is a %s, and %s there is a %s", b->src,
+			       b->is_dir ? "directory" : "file", b->dest,
+			       S_ISDIR(st.st_mode) ? "directory" : "file");
+	}
 	rc = tfd < 0 ? tfd : tree_attach(mfd, tfd, b->dest, err);
 	if (tfd >= 0)
 		close(tfd);
@@ -131,14 +143,40 @@ static int pin_fd(int fd, const char *name, int readonly, struct kj_err *err)
 	return rc;
 }
 
-/* Bind name (beneath dirfd) onto itself, read-only or not. */
+/* A pin of a symbolic link protects the link, not what host git reads
+ * through it: a .git/hooks -> ../myhooks would stay writable. Refused,
+ * as a symlinked .git is. */
+static int refuse_symlink(int fd, const char *shown, struct kj_err *err)
+{
+	struct stat st;
+	char fix[PATH_MAX + 64];
+
+	if (fstat(fd, &st) < 0)
+		return kj_fail(err, "workspace", errno, NULL, "stat %s", shown);
+	if (!S_ISLNK(st.st_mode))
+		return 0;
+	snprintf(fix, sizeof(fix), "replace the symlink %s with what it points to", shown);
+	return kj_fail(err, "workspace", 0, fix, "cannot protect %s: it is a symbolic link", shown);
+}
+
+/* Bind name (beneath dirfd, the workspace's .git unless name is .git)
+ * onto itself, read-only or not. */
 static int pin(int dirfd, const char *name, int readonly, struct kj_err *err)
 {
 	int fd = path_open(dirfd, name, O_NOFOLLOW, RESOLVE_BENEATH_FLAGS), rc;
+	char shown[PATH_MAX];
 
-	if (fd < 0)
-		return kj_fail(err, "workspace", -fd, NULL, "open .git/%s", name);
-	rc = pin_fd(fd, name, readonly, err);
+	snprintf(shown, sizeof(shown), "%s%s", strcmp(name, ".git") ? ".git/" : "", name);
+	if (fd < 0) {
+		return kj_fail(err, "workspace", -fd,
+			       fd == -ENOENT
+				       ? "create it on the host so kjail can make it read-only"
+				       : NULL,
+			       "open %s", shown);
+	}
+	rc = refuse_symlink(fd, shown, err);
+	if (!rc)
+		rc = pin_fd(fd, name, readonly, err);
 	close(fd);
 	return rc;
 }
@@ -151,32 +189,18 @@ static int pin_if_present(int dirfd, const char *name, int readonly, struct kj_e
 		       : pin(dirfd, name, readonly, err);
 }
 
-/* Read a small file that names a directory ("gitdir: PATH" in a .git
- * file, "PATH" in commondir) and open that directory inside the new root,
- * relative to base (the directory the file is in, a path inside). */
+/* The directory a small file names ("gitdir: PATH" in a .git file,
+ * "PATH" in commondir), opened inside the new root; base is the
+ * directory the file is in, a path inside. */
 static int open_named_dir(int rootfd, int dirfd, const char *file, const char *prefix,
 			  const char *base, char *out, size_t size)
 {
-	char text[PATH_MAX];
-	ssize_t n;
-	int fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int rc = git_named_path(dirfd, file, prefix, base, out, size);
 
-	out[0] = '\0'; /* defined on every path, even when the caller ignores rc */
-	if (fd < 0)
-		return -errno;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EINVAL;
-	text[n] = '\0';
-	text[strcspn(text, "\r\n")] = '\0';
-	if (strncmp(text, prefix, strlen(prefix)))
-		return -EINVAL;
-	memmove(text, text + strlen(prefix), strlen(text + strlen(prefix)) + 1);
-	if (text[0] == '/')
-		snprintf(out, size, "%s", text);
-	else if ((size_t)snprintf(out, size, "%s/%s", base, text) >= size)
-		return -ENAMETOOLONG;
+	if (rc) {
+		out[0] = '\0'; /* defined on every path, even when the caller ignores rc */
+		return rc;
+	}
 	/* Resolved inside the new root: no link in the repository can lead
 	 * the protection (or anything else) out onto the host. */
 	return path_open_in_root(rootfd, out, O_DIRECTORY);
@@ -188,28 +212,6 @@ static bool same_dir(int a, int b)
 
 	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
 	       sa.st_ino == sb.st_ino;
-}
-
-/* Pin dir/name (name NULL: dir itself) onto itself, looked up by path
- * from the new root every time: once a directory is pinned, only a fresh
- * lookup goes through the new top mount, and a pin made below it through
- * an older fd would be hidden under it. Nothing there: nothing to pin. */
-static int pin_at(int rootfd, const char *dir, const char *name, int readonly, struct kj_err *err)
-{
-	char path[PATH_MAX];
-	int fd, rc;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir, name ? "/" : "",
-			     name ? name : "") >= sizeof(path))
-		return kj_fail(err, "workspace", ENAMETOOLONG, NULL, "%s", dir);
-	fd = path_open_in_root(rootfd, path, O_NOFOLLOW);
-	if (fd == -ENOENT)
-		return 0;
-	if (fd < 0)
-		return kj_fail(err, "workspace", -fd, NULL, "open %s", path);
-	rc = pin_fd(fd, path, readonly, err);
-	close(fd);
-	return rc;
 }
 
 /* path without "." and "name/.." parts, for messages only (lookups go
@@ -234,30 +236,130 @@ static void tidy(const char *in, char *out, size_t size)
 		snprintf(out, size, "/");
 }
 
-/* The directory whose hooks/ and config git uses: pinned, with hooks/
- * and config read-only. Missing hooks/ where the sandbox could create
- * it: refused, as for .git/hooks. */
+/* Pin dir/name (name NULL: dir itself) onto itself, looked up by path
+ * from the new root every time: once a directory is pinned, only a fresh
+ * lookup goes through the new top mount, and a pin made below it through
+ * an older fd would be hidden under it. Nothing there: nothing to pin. */
+static int pin_at(int rootfd, const char *dir, const char *name, int readonly, struct kj_err *err)
+{
+	char path[PATH_MAX], shown[PATH_MAX];
+	int fd, rc;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir, name ? "/" : "",
+			     name ? name : "") >= sizeof(path))
+		return kj_fail(err, "workspace", ENAMETOOLONG, NULL, "%s", dir);
+	fd = path_open_in_root(rootfd, path, O_NOFOLLOW);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return kj_fail(err, "workspace", -fd, NULL, "open %s", path);
+	tidy(path, shown, sizeof(shown));
+	rc = refuse_symlink(fd, shown, err);
+	if (!rc)
+		rc = pin_fd(fd, path, readonly, err);
+	close(fd);
+	return rc;
+}
+
+/* An open that failed because the sandbox has nothing there, or nothing
+ * the caller may reach (the command runs as the caller): nothing to
+ * protect. Any other failure leaves a protection undone: an error, never
+ * "absent" (fail closed). */
+static bool absent(int fd)
+{
+	return fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES;
+}
+
+/* The files in a linked worktree's own git directory that point host git
+ * elsewhere (commondir), add to its config (config.worktree) or place
+ * the worktree (gitdir, which `git worktree prune` and `repair` trust). */
+static const char *const worktree_files[] = {"commondir", "config.worktree", "gitdir", NULL};
+
+/* dir/worktrees/NAME of every linked worktree of the repository in dir:
+ * each of worktree_files read-only where present. With dir writable
+ * (`--rw <repo>/.git`, which a worktree needs), another worktree's
+ * commondir could otherwise send host git there to hooks of the
+ * command's. (One created during the run: git_after.c.) */
+static int worktrees_protect(int rootfd, const char *dir, struct kj_err *err)
+{
+	char sub[PATH_MAX];
+	struct dirent *e;
+	int fd, rc = 0;
+	DIR *d;
+
+	if ((size_t)snprintf(sub, sizeof(sub), "%s/worktrees", dir) >= sizeof(sub))
+		return kj_fail(err, "workspace", ENAMETOOLONG, NULL, "%s", dir);
+	fd = path_open_in_root(rootfd, sub, O_DIRECTORY);
+	if (absent(fd))
+		return 0; /* no linked worktree */
+	if (fd < 0)
+		return kj_fail(
+			err, "workspace", -fd,
+			"repair it so host git can read it, or remove it if no worktree uses it",
+			"cannot protect linked worktrees: open %s", sub);
+	d = fdopendir(openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	close(fd);
+	if (!d)
+		return kj_fail(err, "workspace", errno, NULL, "list %s", sub);
+	while (!rc && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/worktrees/%s", dir, e->d_name) >=
+		    sizeof(sub)) {
+			rc = kj_fail(err, "workspace", ENAMETOOLONG, NULL, "%s", dir);
+			break;
+		}
+		for (int i = 0; !rc && worktree_files[i]; i++)
+			rc = pin_at(rootfd, sub, worktree_files[i], 1, err);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* A file or directory git needs in dir, missing where the sandbox could
+ * create it (hooks/, config): refused, as for .git/hooks. */
+static int must_exist(int fd, const char *dir, const char *name, bool readonly, struct kj_err *err)
+{
+	char shown[PATH_MAX];
+
+	if (readonly || faccessat(fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	tidy(dir, shown, sizeof(shown));
+	return kj_fail(err, "workspace", ENOENT,
+		       "create it on the host so kjail can make it read-only",
+		       "cannot protect %s/%s", shown, name);
+}
+
+/* The directory whose hooks/ and config git uses: pinned, with hooks/,
+ * config and config.worktree read-only, and its linked worktrees'
+ * files. Missing hooks/ or config where the sandbox could create them:
+ * refused. */
 static int common_protect(int rootfd, const char *dir, struct kj_err *err)
 {
 	int fd = path_open_in_root(rootfd, dir, O_DIRECTORY), rc;
 	struct statvfs vfs;
-	bool hooks, readonly;
+	bool readonly;
 
-	if (fd < 0)
+	if (absent(fd))
 		return 0; /* not in the sandbox: git cannot use it there either */
-	hooks = faccessat(fd, "hooks", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	if (fd < 0)
+		return kj_fail(err, "workspace", -fd,
+			       "check the git directory that .git or its commondir file names",
+			       "cannot protect git hooks and config: open %s", dir);
 	readonly = fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+	rc = must_exist(fd, dir, "hooks", readonly, err);
+	if (!rc)
+		rc = must_exist(fd, dir, "config", readonly, err);
 	close(fd);
-	if (!hooks && !readonly) {
-		char shown[PATH_MAX];
-		tidy(dir, shown, sizeof(shown));
-		return kj_fail(err, "workspace", ENOENT,
-			       "create it on the host so kjail can make it read-only",
-			       "cannot protect %s/hooks", shown);
-	}
-	if ((rc = pin_at(rootfd, dir, NULL, 0, err)) || (rc = pin_at(rootfd, dir, "hooks", 1, err)))
+	if (rc || (rc = pin_at(rootfd, dir, NULL, 0, err)) ||
+	    (rc = pin_at(rootfd, dir, "hooks", 1, err)) ||
+	    (rc = pin_at(rootfd, dir, "config", 1, err)) ||
+	    /* read when extensions.worktreeConfig is set (git sparse-checkout) */
+	    (rc = pin_at(rootfd, dir, "config.worktree", 1, err)) ||
+	    /* a repository's own commondir: host git would follow it too */
+	    (rc = pin_at(rootfd, dir, "commondir", 1, err)))
 		return rc;
-	return pin_at(rootfd, dir, "config", 1, err);
+	return worktrees_protect(rootfd, dir, err);
 }
 
 /* A worktree (or submodule) keeps its repository elsewhere: .git is a
@@ -372,11 +474,19 @@ int git_protect(int rootfd, const char *ws, struct kj_err *err)
 	rc = pin(gitfd, "hooks", 1, err);
 	if (!rc)
 		rc = pin(gitfd, "config", 1, err);
-	/* A commondir file makes git take hooks and config from elsewhere:
-	 * one that exists is pinned. (One the command creates is not: see
-	 * README, git protection.) */
+	/* A commondir file makes git take hooks and config from elsewhere,
+	 * and config.worktree adds to config (with extensions.worktreeConfig,
+	 * which git sparse-checkout sets): one that exists is pinned. (One
+	 * the command creates is set aside after the run: git_after.c.) */
 	if (!rc)
 		rc = pin_if_present(gitfd, "commondir", 1, err);
+	if (!rc)
+		rc = pin_if_present(gitfd, "config.worktree", 1, err);
 	close(gitfd);
+	if (!rc) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s/.git", ws);
+		rc = worktrees_protect(rootfd, dir, err);
+	}
 	return rc;
 }

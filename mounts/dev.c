@@ -129,9 +129,12 @@ int dev_mount(int rootfd, struct kj_err *err)
 			rc = kj_fail(err, "dev", errno, NULL, "create /dev/%s", dev_links[i].name);
 	/* A private devpts instance: the sandbox's terminals are its own and
 	 * the host's ptys are not listed (TIOCSTI, CVE-2017-5226, can then
-	 * only reach the sandbox's own terminal). */
+	 * only reach the sandbox's own terminal). At most 64 of them: every
+	 * devpts but the host's draws on one pool (kernel.pty.max, 4096 less
+	 * the host's reserve), which one sandbox could otherwise empty for
+	 * every other sandbox and container. */
 	if (!rc)
-		rc = sub_mount(devfd, "pts", "devpts", "newinstance,ptmxmode=0666,mode=0620",
+		rc = sub_mount(devfd, "pts", "devpts", "newinstance,ptmxmode=0666,mode=0620,max=64",
 			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
 	if (!rc)
 		rc = sub_mount(devfd, "shm", "tmpfs", "mode=1777,size=64m",

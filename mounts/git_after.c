@@ -3,16 +3,27 @@
  * name that does not exist yet). See git_after.h. */
 #include "mounts/git_after.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "mounts/git_links.h"
 #include "mounts/mountapi.h"
 
-#define REFUSED_NAME "commondir.kjail-refused"
+#define MAX_WATCHED 256
+
+/* What host git follows in a git directory that had none: set aside. */
+static const char *const redirects[] = {"commondir", "config.worktree"};
+static const char *const why[] = {
+	"host git would take hooks and config from the directory it names",
+	"host git would read it as config",
+};
 
 /* The workspace on the host, reached through no symlink: the sandbox
  * could have replaced a path component it can write. */
@@ -28,12 +39,158 @@ static bool exists_at(int dirfd, const char *name)
 	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+/* A directory as host git reaches it: through symlinks, as git does. */
+static int dir_open(const char *path)
+{
+	return path_open(AT_FDCWD, path, O_DIRECTORY, RESOLVE_NO_MAGICLINKS);
+}
+
+static bool below(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	return !strncmp(path, top, n) && (path[n] == '/' || path[n] == '\0' || !strcmp(top, "/"));
+}
+
+bool git_sandbox_writes(const struct kj_config *cfg, const char *path)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(path, real))
+		return false;
+	if (cfg->workspace.writable && below(real, cfg->workspace.src))
+		return true;
+	for (size_t i = 0; i < cfg->nbinds; i++)
+		if (cfg->binds[i].writable && !cfg->binds[i].agent &&
+		    below(real, cfg->binds[i].src))
+			return true;
+	return false;
+}
+
+int git_named_path(int dirfd, const char *file, const char *prefix, const char *base, char *out,
+		   size_t size)
+{
+	char text[PATH_MAX];
+	ssize_t n;
+	int fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EINVAL;
+	text[n] = '\0';
+	text[strcspn(text, "\r\n")] = '\0';
+	if (strncmp(text, prefix, strlen(prefix)) || !text[strlen(prefix)])
+		return -EINVAL;
+	n = text[strlen(prefix)] == '/' ? snprintf(out, size, "%s", text + strlen(prefix))
+					: snprintf(out, size, "%s/%s", base, text + strlen(prefix));
+	return (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+static void watch_add(struct git_after *g, const struct kj_config *cfg, const char *path, bool repo)
+{
+	struct git_watch *v;
+	struct stat st;
+	int fd;
+
+	if (g->ndirs >= MAX_WATCHED || !git_sandbox_writes(cfg, path) || (fd = dir_open(path)) < 0)
+		return;
+	v = realloc(g->dirs, (g->ndirs + 1) * sizeof(*v));
+	if (v && fstat(fd, &st) == 0 && (v[g->ndirs].path = strdup(path))) {
+		v[g->ndirs].dev = st.st_dev;
+		v[g->ndirs].ino = st.st_ino;
+		v[g->ndirs].repo = repo;
+		for (int i = 0; i < 2; i++)
+			v[g->ndirs].had[i] = exists_at(fd, redirects[i]);
+		g->ndirs++;
+	}
+	if (v)
+		g->dirs = v;
+	close(fd);
+}
+
+/* fn(arg, dir/worktrees/NAME) for each linked worktree of dir. */
+static void each_worktree(const char *dir, void (*fn)(void *, const char *), void *arg)
+{
+	char sub[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	if ((size_t)snprintf(sub, sizeof(sub), "%s/worktrees", dir) >= sizeof(sub) ||
+	    !(d = opendir(sub)))
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && (size_t)snprintf(sub, sizeof(sub), "%s/worktrees/%s",
+							    dir, e->d_name) < sizeof(sub))
+			fn(arg, sub);
+	closedir(d);
+}
+
+struct watch_ctx {
+	struct git_after *g;
+	const struct kj_config *cfg;
+};
+
+static void watch_worktree(void *arg, const char *path)
+{
+	struct watch_ctx *c = arg;
+
+	watch_add(c->g, c->cfg, path, false);
+}
+
+/* A repository's directory and its linked worktrees' directories. */
+static void watch_repo(struct git_after *g, const struct kj_config *cfg, const char *dir)
+{
+	struct watch_ctx c = {g, cfg};
+
+	watch_add(g, cfg, dir, true);
+	each_worktree(dir, watch_worktree, &c);
+}
+
+/* .git is a file ("gitdir: PATH"): the directory it names, and the
+ * common directory that one's commondir names (or it is a whole
+ * repository: a submodule, a --separate-git-dir). .git is read-only
+ * during the run, so it names the same directory after it. */
+static void watch_gitfile(struct git_after *g, const struct kj_config *cfg, int ws)
+{
+	char gitdir[PATH_MAX], common[PATH_MAX];
+	int fd;
+
+	if (git_named_path(ws, ".git", "gitdir: ", cfg->workspace.src, gitdir, sizeof(gitdir)) ||
+	    (fd = dir_open(gitdir)) < 0)
+		return;
+	if (git_named_path(fd, "commondir", "", gitdir, common, sizeof(common)) == 0) {
+		watch_repo(g, cfg, common);
+		watch_add(g, cfg, gitdir, false); /* (if not one of those) */
+	} else {
+		watch_repo(g, cfg, gitdir);
+	}
+	close(fd);
+}
+
+/* The git directory with the workspace's index: .git, or the one a .git
+ * file names (a worktree's worktrees/NAME, a submodule's modules/NAME),
+ * whose gitlinks host git enters just the same. */
+static int index_dir_open(const struct git_after *g, int ws)
+{
+	char gitdir[PATH_MAX];
+
+	if (g->git_is_dir)
+		return path_open(ws, ".git", O_DIRECTORY,
+				 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (git_named_path(ws, ".git", "gitdir: ", g->workspace, gitdir, sizeof(gitdir)))
+		return -1;
+	return dir_open(gitdir);
+}
+
 void git_after_start(const struct kj_config *cfg, struct git_after *g)
 {
 	struct stat st;
 	int ws = workspace_open(cfg->workspace.src);
 
-	*g = (struct git_after){.workspace = cfg->workspace.src};
+	*g = (struct git_after){.workspace = cfg->workspace.src, .cfg = cfg};
 	/* Before COMMAND can change anything; coarse, as the kernel's file
 	 * times are (a fine clock could run ahead of a change's ctime). */
 	clock_gettime(CLOCK_REALTIME_COARSE, &g->start);
@@ -42,16 +199,134 @@ void git_after_start(const struct kj_config *cfg, struct git_after *g)
 	g->watching = true;
 	g->had_git = fstatat(ws, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0;
 	g->git_is_dir = g->had_git && S_ISDIR(st.st_mode);
-	g->had_commondir = g->git_is_dir && exists_at(ws, ".git/commondir");
 	if (g->git_is_dir) {
-		int git = path_open(ws, ".git", O_DIRECTORY,
-				    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		char dir[PATH_MAX];
+		if ((size_t)snprintf(dir, sizeof(dir), "%s/.git", cfg->workspace.src) < sizeof(dir))
+			watch_repo(g, cfg, dir);
+	} else if (g->had_git && S_ISREG(st.st_mode)) {
+		watch_gitfile(g, cfg, ws);
+	}
+	if (g->had_git) {
+		int git = index_dir_open(g, ws);
 		if (git >= 0) {
-			git_links_snapshot(git, &g->modules);
+			git_links_snapshot(git, g->workspace, &g->modules);
 			close(git);
 		}
 	}
 	close(ws);
+}
+
+static const struct git_watch *watch_find(const struct git_after *g, const char *path)
+{
+	for (size_t i = 0; i < g->ndirs; i++)
+		if (!strcmp(g->dirs[i].path, path))
+			return &g->dirs[i];
+	return NULL;
+}
+
+/* path, as said (into buf): canonical, and relative to the workspace
+ * when inside it. */
+static const char *shown(const struct git_after *g, const char *path, char *buf)
+{
+	size_t n = strlen(g->workspace);
+	const char *p = realpath(path, buf) ? buf : path;
+
+	return !strncmp(p, g->workspace, n) && p[n] == '/' ? p + n + 1 : p;
+}
+
+/* One line on stderr for a failure of the after-run checks. */
+static int fail(int errnum, const char *fix, const char *what)
+{
+	struct kj_err err;
+	int rc = kj_fail(&err, "git", errnum, fix, "%s", what);
+
+	kj_err_print(&err);
+	return rc;
+}
+
+/* For a directory not watched (one of worktrees/ made during the run, or
+ * past MAX_WATCHED): its ctime, which no process can set back, is after
+ * the run's start. */
+static bool made_during_run(const struct git_after *g, int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       (st.st_ctim.tv_sec > g->start.tv_sec ||
+		(st.st_ctim.tv_sec == g->start.tv_sec && st.st_ctim.tv_nsec >= g->start.tv_nsec));
+}
+
+/* path after the run: each of redirects[] it did not have before (before:
+ * as the run found it, and the same directory then) is renamed to
+ * NAME.kjail-refused. */
+static int check_dir(const struct git_after *g, const char *path, const struct git_watch *before)
+{
+	struct stat st;
+	char what[PATH_MAX + 64], buf[PATH_MAX];
+	int fd = dir_open(path), rc = 0;
+	const char *said = shown(g, path, buf);
+
+	if (fd < 0)
+		return 0; /* gone (git worktree prune, say): nothing host git reads */
+	if (before &&
+	    (fstat(fd, &st) < 0 || st.st_dev != before->dev || st.st_ino != before->ino)) {
+		/* A parent renamed during the run: path now leads to a
+		 * directory the command may have made, whole. */
+		close(fd);
+		snprintf(what, sizeof(what), "%s is not the directory it was before the run", said);
+		return fail(0, "check it before running git there", what);
+	}
+	for (int i = 0; i < 2; i++) {
+		char refused[64];
+		if (before ? before->had[i] || !exists_at(fd, redirects[i])
+			   : !made_during_run(g, fd, redirects[i]))
+			continue;
+		snprintf(refused, sizeof(refused), "%s.kjail-refused", redirects[i]);
+		if (renameat(fd, redirects[i], fd, refused) == 0) {
+			kj_note("git: the command created %s/%s (%s); renamed to %s/%s", said,
+				redirects[i], why[i], said, refused);
+		} else {
+			snprintf(what, sizeof(what), "set aside %s/%s, which the command created",
+				 said, redirects[i]);
+			rc = fail(errno, "remove it before running git there", what);
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+struct check_ctx {
+	const struct git_after *g;
+	int rc;
+};
+
+/* A worktrees/ entry not watched: judged by the clock. */
+static void check_worktree(void *arg, const char *path)
+{
+	struct check_ctx *c = arg;
+	int rc;
+
+	if (!watch_find(c->g, path) && (rc = check_dir(c->g, path, NULL)))
+		c->rc = rc;
+}
+
+static int check_watched(struct git_after *g)
+{
+	struct check_ctx c = {g, 0};
+	int rc;
+
+	for (size_t i = 0; i < g->ndirs; i++) {
+		if ((rc = check_dir(g, g->dirs[i].path, &g->dirs[i])))
+			c.rc = rc;
+		if (g->dirs[i].repo)
+			each_worktree(g->dirs[i].path, check_worktree, &c);
+	}
+	for (size_t i = 0; i < g->ndirs; i++)
+		free(g->dirs[i].path);
+	free(g->dirs);
+	g->dirs = NULL;
+	g->ndirs = 0;
+	return c.rc;
 }
 
 int git_after_finish(struct git_after *g, bool quiet)
@@ -59,7 +334,7 @@ int git_after_finish(struct git_after *g, bool quiet)
 	int ws, git, rc = 0;
 
 	if (!g->watching || (ws = workspace_open(g->workspace)) < 0)
-		return 0;
+		return check_watched(g);
 	if (!g->had_git) {
 		/* A repository the command made (git init, say) is the user's
 		 * to use; its config and hooks are the command's. Said, not
@@ -71,38 +346,16 @@ int git_after_finish(struct git_after *g, bool quiet)
 		close(ws);
 		return 0;
 	}
-	git = g->git_is_dir
-		      ? path_open(ws, ".git", O_DIRECTORY,
-				  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
-		      : -1;
-	if (git < 0) {
-		close(ws);
-		return 0;
+	git = index_dir_open(g, ws);
+	if (git >= 0) {
+		rc = git_links_check(g->cfg, git, g->workspace, &g->start, &g->modules);
+		close(git);
 	}
-	rc = git_links_check(ws, git, g->workspace, &g->start, &g->modules);
 	git_links_snapshot_free(&g->modules);
 	close(ws);
-	if (g->had_commondir) {
-		close(git);
-		return rc;
-	}
-	/* .git/commondir, made during the run, would point host git at
-	 * another git directory, with hooks and config of the command's
-	 * choosing: the hooks and config kept read-only here would no longer
-	 * matter. git makes no such file in a repository's own .git (only in
-	 * a worktree's), so it is set aside, not trusted. */
-	if (exists_at(git, "commondir")) {
-		if (renameat(git, "commondir", git, REFUSED_NAME) == 0) {
-			kj_note("git: the command created .git/commondir (host git would take hooks "
-				"and config from the directory it names); renamed to .git/" REFUSED_NAME);
-		} else {
-			struct kj_err err;
-			rc = kj_fail(&err, "git", errno, "remove it before running git there",
-				     "set aside %s/.git/commondir, which the command created",
-				     g->workspace);
-			kj_err_print(&err);
-		}
-	}
-	close(git);
-	return rc;
+	/* A commondir or config.worktree made during the run would point
+	 * host git at another git directory, or add config, of the
+	 * command's choosing: the hooks and config kept read-only here would
+	 * no longer matter. */
+	return check_watched(g) ?: rc;
 }

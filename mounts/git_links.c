@@ -10,15 +10,17 @@
  * gitlink to the index (which `git add` must be able to write), so a
  * core.fsmonitor planted in any of them would run on the host at the
  * user's next `git status`. No mount can cover what COMMAND creates, so
- * they are checked once every process of the sandbox is gone: a config
- * file, or a hooks directory or hook, changed during the run (its ctime,
- * which no process can set back, is after the run's start) is renamed to
- * NAME.kjail-refused, and kjail says so. */
+ * they are checked once every process of the sandbox is gone: a config,
+ * commondir or config.worktree file, or a hooks directory or hook,
+ * changed during the run (its ctime, which no process can set back, is
+ * after the run's start) is renamed to NAME.kjail-refused, and kjail
+ * says so. */
 #include "mounts/git_links.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +28,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mounts/git_after.h"
 #include "mounts/mountapi.h"
 
+/* Git directories remembered before the run (past it, one is judged as
+ * if new: all of its config and hooks set aside, never skipped), and
+ * checked after it (past it, kjail says it could not check them all:
+ * a command could otherwise hide its submodule behind thousands). */
 #define MAX_GITDIRS 256
+#define MAX_CHECKED 65536
 #define MAX_DEPTH 4
 #define INDEX_MAX (256u << 20)
 #define GITLINK 0160000u
@@ -96,15 +104,22 @@ static bool changed_since(const struct stat *st, const struct timespec *t)
 	       (st->st_ctim.tv_sec == t->tv_sec && st->st_ctim.tv_nsec >= t->tv_nsec);
 }
 
-static void set_aside(struct walk *w, int dirfd, const char *name, const char *where)
+/* strict: the directory is one the command led host git to, so all of
+ * its config and hooks are the command's, whatever their times say. */
+static void set_aside(struct walk *w, int dirfd, const char *name, const char *where, bool strict)
 {
 	char refused[64];
 
 	snprintf(refused, sizeof(refused), "%s.kjail-refused", name);
 	if (renameat(dirfd, name, dirfd, refused) == 0) {
-		kj_note("git: the command changed %s/%s (host git would use it when it enters "
-			"that repository); renamed to %s",
-			where, name, refused);
+		if (strict)
+			kj_note("git: the command made a submodule lead to %s (host git would "
+				"use its %s when it enters that submodule); renamed to %s",
+				where, name, refused);
+		else
+			kj_note("git: the command changed %s/%s (host git would use it when it "
+				"enters that repository); renamed to %s",
+				where, name, refused);
 	} else {
 		struct kj_err err;
 		w->rc = kj_fail(&err, "git", errno, "remove it before running git there",
@@ -137,10 +152,24 @@ static bool hooks_changed(int gitfd, const struct timespec *t)
 	return changed;
 }
 
-static void check_gitdir(struct walk *w, int gitfd, const char *where, const char *key, int depth);
+/* The files of a git directory host git takes config from: config, and
+ * commondir (which sends it to another directory's config and hooks) and
+ * config.worktree (more config, with extensions.worktreeConfig). */
+static const char *const link_files[GIT_LINK_FILES] = {"config", "commondir", "config.worktree"};
+
+static void check_gitdir(struct walk *w, int gitfd, const char *where, const char *key, int depth,
+			 const struct git_snap *given, bool strict);
+
+static void take_state(int dirfd, struct git_snap *v)
+{
+	for (int i = 0; i < GIT_LINK_FILES; i++)
+		v->files[i] = state_of(dirfd, link_files[i]);
+	v->hooks = state_of(dirfd, "hooks");
+}
 
 /* .git/modules/NAME, and their own modules, to MAX_DEPTH. */
-static void check_modules(struct walk *w, int gitfd, const char *where, const char *key, int depth)
+static void check_modules(struct walk *w, int gitfd, const char *where, const char *key, int depth,
+			  bool strict)
 {
 	int fd = path_open(gitfd, "modules", O_DIRECTORY, BENEATH);
 	struct dirent *e;
@@ -155,7 +184,7 @@ static void check_modules(struct walk *w, int gitfd, const char *where, const ch
 		if (!d && rfd >= 0)
 			close(rfd);
 	}
-	while (d && (e = readdir(d)) && w->checked < MAX_GITDIRS) {
+	while (d && (e = readdir(d)) && w->checked <= MAX_CHECKED) {
 		char sub[4096];
 		int mfd;
 		if (e->d_name[0] == '.')
@@ -170,7 +199,7 @@ static void check_modules(struct walk *w, int gitfd, const char *where, const ch
 		if (kn < 0 || (size_t)kn >= sizeof(subkey))
 			subkey[0] = '\0';
 		(void)!snprintf(sub, sizeof(sub), "%s/modules/%s", where, e->d_name);
-		check_gitdir(w, mfd, sub, subkey, depth + 1);
+		check_gitdir(w, mfd, sub, subkey, depth + 1, NULL, strict);
 		close(mfd);
 	}
 	if (d)
@@ -181,17 +210,32 @@ out:
 }
 
 /* key names a git directory of .git/modules ("" for the others): one in
- * the snapshot taken before the run is judged by its state then (no clock
- * involved: one made just before the run is not the command's), any
- * other by its ctime against the run's start. */
-static void check_gitdir(struct walk *w, int gitfd, const char *where, const char *key, int depth)
+ * the snapshot taken before the run (or given) is judged by its state
+ * then (no clock involved: one made just before the run is not the
+ * command's), any other by its ctime against the run's start; with
+ * strict, none is judged (each present is set aside). */
+static void check_gitdir(struct walk *w, int gitfd, const char *where, const char *key, int depth,
+			 const struct git_snap *given, bool strict)
 {
 	struct stat st;
-	int rfd = openat(gitfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	const struct git_snap *before = *key ? snap_find(w->snap, key) : NULL;
+	const struct git_snap *before = *key ? snap_find(w->snap, key) : given;
+	int rfd;
 
-	w->checked++;
-	if (rfd < 0)
+	if (++w->checked > MAX_CHECKED) {
+		if (w->checked == MAX_CHECKED + 1 && !w->taking) {
+			struct kj_err err;
+			w->rc = kj_fail(
+				&err, "git", E2BIG,
+				"check the submodules' config and hooks before running git "
+				"there",
+				"more than %d git directories to check after the run; %s and "
+				"others past it were not checked",
+				MAX_CHECKED, where);
+			kj_err_print(&err);
+		}
+		return;
+	}
+	if ((rfd = openat(gitfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return;
 	if (w->taking) {
 		struct git_snapshot *s = w->snap;
@@ -200,24 +244,32 @@ static void check_gitdir(struct walk *w, int gitfd, const char *where, const cha
 		if (v) {
 			s->v = v;
 			snprintf(v[s->n].key, sizeof(v[s->n].key), "%s", key);
-			v[s->n].config = state_of(rfd, "config");
-			v[s->n].hooks = state_of(rfd, "hooks");
+			take_state(rfd, &v[s->n]);
 			s->n++;
 		}
+	} else if (strict) {
+		for (int i = 0; i < GIT_LINK_FILES; i++)
+			if (state_of(rfd, link_files[i]))
+				set_aside(w, rfd, link_files[i], where, true);
+		if (state_of(rfd, "hooks"))
+			set_aside(w, rfd, "hooks", where, true);
 	} else if (before) {
-		if (state_of(rfd, "config") != before->config && state_of(rfd, "config"))
-			set_aside(w, rfd, "config", where);
+		for (int i = 0; i < GIT_LINK_FILES; i++)
+			if (state_of(rfd, link_files[i]) != before->files[i] &&
+			    state_of(rfd, link_files[i]))
+				set_aside(w, rfd, link_files[i], where, false);
 		if (state_of(rfd, "hooks") != before->hooks && state_of(rfd, "hooks"))
-			set_aside(w, rfd, "hooks", where);
+			set_aside(w, rfd, "hooks", where, false);
 	} else {
-		if (fstatat(rfd, "config", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    changed_since(&st, &w->start))
-			set_aside(w, rfd, "config", where);
+		for (int i = 0; i < GIT_LINK_FILES; i++)
+			if (fstatat(rfd, link_files[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    changed_since(&st, &w->start))
+				set_aside(w, rfd, link_files[i], where, false);
 		if (hooks_changed(rfd, &w->start))
-			set_aside(w, rfd, "hooks", where);
+			set_aside(w, rfd, "hooks", where, false);
 	}
 	close(rfd);
-	check_modules(w, gitfd, where, key, depth);
+	check_modules(w, gitfd, where, key, depth, strict);
 }
 
 static uint32_t be32(const unsigned char *p)
@@ -232,7 +284,7 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 {
 	char path[4096] = "";
 	uint32_t version, n;
-	size_t off = 12, fixed = 40 + hash + 2;
+	size_t off = 12, fixed = 40 + hash + 2, plen = 0;
 
 	if (len < 12 || memcmp(b, "DIRC", 4))
 		return false;
@@ -240,12 +292,17 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 	n = be32(b + 8);
 	if (version < 2 || version > 4)
 		return false;
+	/* Cheap per entry (a big repository's index has 100k+): the name is
+	 * copied only where it is needed, a gitlink's or (version 4) the
+	 * prefix the next name builds on. */
 	for (uint32_t i = 0; i < n; i++) {
-		size_t start = off, plen, strip = 0, namelen;
+		size_t start = off, strip = 0, namelen;
 		unsigned flags;
 		const unsigned char *name, *nul;
+		bool gitlink;
 		if (off + fixed > len)
 			return false;
+		gitlink = be32(b + start + 24) == GITLINK;
 		flags = (unsigned)b[off + fixed - 2] << 8 | b[off + fixed - 1];
 		off += fixed + (version >= 3 && (flags & 0x4000) ? 2 : 0);
 		if (version == 4) { /* prefix-compressed: strip N bytes, add the rest */
@@ -262,22 +319,31 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 			}
 		}
 		name = b + off;
-		nul = memchr(name, 0, len - off);
-		if (!nul)
-			return false;
-		namelen = (size_t)(nul - name);
-		plen = strlen(path);
+		if (version < 4 && (flags & 0xfff) < 0xfff) {
+			/* the length is in the flags: its NUL must be there */
+			namelen = flags & 0xfff;
+			if (off + namelen >= len || name[namelen])
+				return false; /* not this hash size */
+		} else {
+			if (!(nul = memchr(name, 0, len - off)))
+				return false;
+			namelen = (size_t)(nul - name);
+			if (version < 4 && namelen < 0xfff)
+				return false; /* not this hash size */
+		}
 		if (version < 4)
 			strip = plen; /* the whole name */
 		if (strip > plen || plen - strip + namelen >= sizeof(path))
 			return false;
-		if (version < 4 && (flags & 0xfff) != (namelen < 0xfff ? namelen : 0xfff))
-			return false; /* not this hash size */
-		memcpy(path + plen - strip, name, namelen + 1);
+		if (version == 4 || (fn && gitlink)) {
+			memcpy(path + plen - strip, name, namelen);
+			plen = plen - strip + namelen;
+			path[plen] = '\0';
+		}
 		off += namelen + 1;
 		if (version < 4) /* NUL padding to a multiple of 8 */
 			off = start + ((off - start + 7) & ~(size_t)7);
-		if (fn && be32(b + start + 24) == GITLINK)
+		if (fn && gitlink)
 			fn(arg, path);
 	}
 	return true;
@@ -285,79 +351,262 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 
 struct link_ctx {
 	struct walk *w;
-	int wsfd;
+	const struct kj_config *cfg;
+	const char *workspace;
+	struct stat own[2]; /* the index's git directory and its common one */
+	int nown;
 };
 
-static void check_link(void *arg, const char *path)
+/* Where host git goes for the gitlink at path: path/.git itself, or the
+ * directory a .git file there names, each reached as host git reaches
+ * it (through symlinks), into real (canonical). */
+static bool link_target(const char *workspace, const char *path, char real[PATH_MAX])
+{
+	char base[PATH_MAX], dotgit[PATH_MAX], named[PATH_MAX];
+	const char *dir = dotgit;
+	struct stat st;
+
+	if ((size_t)snprintf(base, sizeof(base), "%s/%s", workspace, path) >= sizeof(base) ||
+	    (size_t)snprintf(dotgit, sizeof(dotgit), "%s/.git", base) >= sizeof(dotgit) ||
+	    stat(dotgit, &st) < 0)
+		return false;
+	if (S_ISREG(st.st_mode)) {
+		if (!realpath(dotgit, real) ||
+		    git_named_path(AT_FDCWD, real, "gitdir: ", base, named, sizeof(named)))
+			return false;
+		dir = named;
+	}
+	return realpath(dir, real) != NULL;
+}
+
+static const struct git_link_snap *link_find(const struct git_snapshot *s, const char *path)
+{
+	for (size_t i = 0; s && i < s->nlinks; i++)
+		if (!strcmp(s->links[i].path, path))
+			return &s->links[i];
+	return NULL;
+}
+
+/* Before the run: where the gitlink at path leads, and what is there. */
+static void snap_link(void *arg, const char *path)
 {
 	struct link_ctx *c = arg;
-	char where[4200];
+	struct git_snapshot *s = c->w->snap;
+	struct git_link_snap *v;
+	char real[PATH_MAX];
+	struct stat st;
 	int fd;
 
-	if (c->w->checked >= MAX_GITDIRS)
+	if (s->nlinks >= MAX_GITDIRS || !link_target(c->workspace, path, real) ||
+	    (fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return;
-	/* A nested repository's own .git directory; a .git file leads to
-	 * .git/modules, checked already. */
-	snprintf(where, sizeof(where), "%s/.git", path);
-	fd = path_open(c->wsfd, where, O_DIRECTORY, BENEATH);
-	if (fd < 0)
-		return;
-	snprintf(where, sizeof(where), "%s/%s/.git", c->w->workspace, path);
-	check_gitdir(c->w, fd, where, "", 0);
+	v = realloc(s->links, (s->nlinks + 1) * sizeof(*v));
+	if (v && fstat(fd, &st) == 0 && (v[s->nlinks].path = strdup(path))) {
+		v[s->nlinks].dev = st.st_dev;
+		v[s->nlinks].ino = st.st_ino;
+		take_state(fd, &v[s->nlinks].state);
+		s->nlinks++;
+	}
+	if (v)
+		s->links = v;
 	close(fd);
 }
 
-void git_links_snapshot(int gitfd, struct git_snapshot *s)
+/* After the run: the git directory host git enters for the gitlink at
+ * path. COMMAND can write the .git files and directories in the
+ * workspace, and the index, so "gitdir: ../evil", a symlink
+ * .git -> ../evil or a directory moved to sub/.git could send host git
+ * to a config with a core.fsmonitor of COMMAND's (sandbox-to-host code
+ * execution at the user's next `git status`), even one whose files are
+ * older than the run (a repository's own files, moved). So a gitlink that
+ * is new, or that leads to another directory than before the run, has
+ * all of its target's config and hooks set aside; one that leads where it
+ * did is judged by the state found there before the run. A target out of
+ * the sandbox's reach is not COMMAND's, and not kjail's to rename. */
+static void check_link(void *arg, const char *path)
+{
+	struct link_ctx *c = arg;
+	const struct git_link_snap *before = link_find(c->w->snap, path);
+	char real[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (!link_target(c->workspace, path, real) || !git_sandbox_writes(c->cfg, real))
+		return;
+	/* No process of the sandbox is left to swap a path component now. */
+	fd = path_open(AT_FDCWD, real, O_DIRECTORY, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return;
+	}
+	/* The repository's own git directory (gitdir: ../.git): its config
+	 * and hooks were read-only during the run, and are the user's. */
+	for (int i = 0; i < c->nown; i++)
+		if (st.st_dev == c->own[i].st_dev && st.st_ino == c->own[i].st_ino) {
+			close(fd);
+			return;
+		}
+	if (before && (st.st_dev != before->dev || st.st_ino != before->ino))
+		before = NULL;
+	check_gitdir(c->w, fd, real, "", 0, before ? &before->state : NULL, !before);
+	close(fd);
+}
+
+static void gitlinks_add(void *arg, const char *path)
+{
+	struct git_paths *l = arg;
+	char **v;
+
+	if (l->failed || !(v = realloc(l->v, (l->n + 1) * sizeof(*v)))) {
+		l->failed = true;
+		return;
+	}
+	/* The grown array is the list's now, even if strdup fails below. */
+	l->v = v;
+	if (!(v[l->n] = strdup(path))) {
+		l->failed = true;
+		return;
+	}
+	l->n++;
+}
+
+static void gitlinks_free(struct git_paths *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct git_paths){0};
+}
+
+/* The gitlinks of gitfd/index into *l, the index's stat into *st (zero
+ * if there is none). -1 if the index is there but could not be read as
+ * one. One pass over it (a big repository's is megabytes): names are
+ * collected, not acted on, until the whole index has been read. */
+static int read_gitlinks(int gitfd, struct git_paths *l, struct stat *st)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	ssize_t r;
+	int fd, rc = -1;
+
+	*l = (struct git_paths){0};
+	*st = (struct stat){0};
+	/* O_NONBLOCK: a FIFO the command left as .git/index would hang kjail
+	 * after the run (and before the next); only a regular file is read. */
+	fd = openat(gitfd, "index", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	/* Anything but a regular file of a size kjail reads is not skipped:
+	 * a command could pad the index past INDEX_MAX to hide a gitlink. */
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || (size_t)st->st_size > INDEX_MAX ||
+	    !(buf = malloc((size_t)st->st_size + 1)))
+		goto out;
+	while (len < (size_t)st->st_size &&
+	       (r = read(fd, buf + len, (size_t)st->st_size - len)) > 0)
+		len += (size_t)r;
+	if (len == 0) {
+		rc = 0; /* an empty index: git's "no entries" */
+		goto out;
+	}
+	for (size_t hash = 20; hash <= 32 && rc < 0; hash += 12) {
+		gitlinks_free(l);
+		if (index_gitlinks(buf, len, hash, gitlinks_add, l) && !l->failed)
+			rc = 0;
+	}
+out:
+	if (rc < 0)
+		gitlinks_free(l);
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+/* gitfd/index is the snapshot's, untouched since: the same file, its
+ * ctime (which no process can set back) as it was, and from before the
+ * run's clock tick (a change in that tick would keep it). Then its
+ * gitlinks are the snapshot's, and the index (megabytes in a big
+ * repository) is not read again. */
+static bool index_unchanged(const struct git_snapshot *s, int gitfd, const struct timespec *start)
+{
+	struct stat st;
+
+	return s && s->index_read && s->index.st_ino &&
+	       fstatat(gitfd, "index", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       st.st_dev == s->index.st_dev && st.st_ino == s->index.st_ino &&
+	       st.st_size == s->index.st_size && st.st_ctim.tv_sec == s->index.st_ctim.tv_sec &&
+	       st.st_ctim.tv_nsec == s->index.st_ctim.tv_nsec && !changed_since(&st, start);
+}
+
+void git_links_snapshot(int gitfd, const char *workspace, struct git_snapshot *s)
 {
 	struct walk w = {.snap = s, .taking = true};
+	struct link_ctx c = {.w = &w, .workspace = workspace};
 
 	*s = (struct git_snapshot){0};
-	check_modules(&w, gitfd, "", "m", 0);
+	check_modules(&w, gitfd, "", "m", 0, false);
+	if (read_gitlinks(gitfd, &s->gitlinks, &s->index) < 0)
+		return;
+	s->index_read = true;
+	for (size_t i = 0; i < s->gitlinks.n; i++)
+		snap_link(&c, s->gitlinks.v[i]);
 }
 
 void git_links_snapshot_free(struct git_snapshot *s)
 {
+	for (size_t i = 0; i < s->nlinks; i++)
+		free(s->links[i].path);
+	free(s->links);
 	free(s->v);
+	gitlinks_free(&s->gitlinks);
 	*s = (struct git_snapshot){0};
 }
 
-int git_links_check(int wsfd, int gitfd, const char *workspace, const struct timespec *start,
-		    struct git_snapshot *before)
+/* The index's git directory (its path into dir, "" if unknown) and the
+ * common one it names: the user's, read-only during the run. */
+static void own_dirs(int gitfd, struct link_ctx *c, char dir[PATH_MAX])
+{
+	char fdpath[64], common[PATH_MAX];
+	ssize_t n;
+
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", gitfd);
+	n = readlink(fdpath, dir, PATH_MAX - 1);
+	dir[n > 0 ? n : 0] = '\0';
+	if (fstat(gitfd, &c->own[0]) == 0)
+		c->nown = 1;
+	if (c->nown && *dir &&
+	    !git_named_path(gitfd, "commondir", "", dir, common, sizeof(common)) &&
+	    stat(common, &c->own[1]) == 0)
+		c->nown = 2;
+}
+
+int git_links_check(const struct kj_config *cfg, int gitfd, const char *workspace,
+		    const struct timespec *start, struct git_snapshot *before)
 {
 	struct walk w = {.start = *start, .workspace = workspace, .snap = before};
-	struct link_ctx c = {.w = &w, .wsfd = wsfd};
-	char where[4200];
-	unsigned char *buf = NULL;
-	struct stat st;
-	int fd;
+	struct link_ctx c = {.w = &w, .cfg = cfg, .workspace = workspace};
+	char where[4200], dir[PATH_MAX];
 
+	own_dirs(gitfd, &c, dir);
 	snprintf(where, sizeof(where), "%s/.git", workspace);
-	check_modules(&w, gitfd, where, "m", 0);
-	fd = openat(gitfd, "index", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (size_t)st.st_size <= INDEX_MAX && (buf = malloc((size_t)st.st_size))) {
-		size_t len = 0;
-		ssize_t r;
-		while (len < (size_t)st.st_size &&
-		       (r = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
-			len += (size_t)r;
-		/* Read whole first (no entry is acted on from a misread). */
-		size_t hash = index_gitlinks(buf, len, 20, NULL, NULL)   ? 20
-			      : index_gitlinks(buf, len, 32, NULL, NULL) ? 32
-									 : 0;
-		if (hash) {
-			(void)index_gitlinks(buf, len, hash, check_link, &c);
-		} else {
-			struct kj_err err;
-			w.rc = kj_fail(&err, "git", 0, "check the repository with git fsck",
-				       "cannot read %s/index for the submodules host git would "
-				       "enter",
-				       where);
-			kj_err_print(&err);
-		}
+	check_modules(&w, gitfd, where, "m", 0, false);
+	struct git_paths now = {0};
+	const struct git_paths *links = &now;
+	int rc = 0;
+	if (index_unchanged(before, gitfd, start))
+		links = &before->gitlinks;
+	else
+		rc = read_gitlinks(gitfd, &now, &(struct stat){0});
+	for (size_t i = 0; rc == 0 && i < links->n; i++)
+		check_link(&c, links->v[i]);
+	gitlinks_free(&now);
+	if (rc < 0) {
+		struct kj_err err;
+		w.rc = kj_fail(&err, "git", 0, "check the repository with git fsck",
+			       "cannot read %s/index for the submodules host git would enter",
+			       *dir ? dir : where);
+		kj_err_print(&err);
 	}
-	free(buf);
-	if (fd >= 0)
-		close(fd);
 	return w.rc;
 }

@@ -3,30 +3,57 @@
 #ifndef KJAIL_GIT_LINKS_H
 #define KJAIL_GIT_LINKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "runtime/error.h"
 
-/* wsfd, gitfd: the workspace and its .git on the host (no symlinks).
- * Set aside every config and hooks of theirs changed since start
+/* gitfd: the git directory with the workspace's index on
+ * the host (no symlinks).
+ * Set aside every config, commondir, config.worktree and hooks of theirs
+ * changed since start
  * (CLOCK_REALTIME_COARSE, like file times). 0, or -errno when one could
  * not be set aside or the index not read (reported on stderr). */
+#define GIT_LINK_FILES 3 /* config, commondir, config.worktree */
 struct git_snap {
-	char key[256];          /* "m/NAME/NAME...": its place in .git/modules */
-	uint64_t config, hooks; /* state_of() before the run; 0: absent */
+	char key[256];                  /* "m/NAME/NAME...": its place in .git/modules */
+	uint64_t files[GIT_LINK_FILES]; /* state_of() before the run; 0: absent */
+	uint64_t hooks;
+};
+/* A gitlink of the index: the git directory host git reached through the
+ * .git at its path, and that directory's state. */
+struct git_link_snap {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	struct git_snap state; /* (key unused) */
+};
+struct git_paths {
+	char **v;
+	size_t n;
+	bool failed; /* out of memory: not all collected */
 };
 struct git_snapshot {
 	struct git_snap *v;
 	size_t n;
+	struct git_link_snap *links;
+	size_t nlinks;
+	bool index_read;           /* index and gitlinks below are known */
+	struct stat index;         /* the index as read (zero: none) */
+	struct git_paths gitlinks; /* its gitlinks */
 };
 
-/* Before the run: the state of every git directory in .git/modules. */
-void git_links_snapshot(int gitfd, struct git_snapshot *s);
+/* Before the run: the state of every git directory in gitfd/modules, and
+ * where each gitlink of gitfd/index leads (workspace: its host path). */
+void git_links_snapshot(int gitfd, const char *workspace, struct git_snapshot *s);
 void git_links_snapshot_free(struct git_snapshot *s);
 
-int git_links_check(int wsfd, int gitfd, const char *workspace, const struct timespec *start,
-		    struct git_snapshot *before);
+struct kj_config;
+int git_links_check(const struct kj_config *cfg, int gitfd, const char *workspace,
+		    const struct timespec *start, struct git_snapshot *before);
 
 #endif

@@ -268,6 +268,35 @@ static int mask_session_dir(int rootfd, const struct kj_config *cfg, struct kj_e
 	return rc;
 }
 
+/* A --mask hides the file wherever the sandbox shows it: at the path
+ * given; at the host file's own path (through the read-only root) when
+ * the path given lies below a bind's DEST; and below the DEST of every
+ * bind whose source holds the file. Masking the path given alone left
+ * `--workspace $PWD:/work --mask $PWD/secret` readable as /work/secret.
+ * host: the file on the host, canonical (runtime/config.c); NULL with
+ * --root, where the path given is the only one. */
+static int mask_user(int rootfd, const struct kj_config *cfg, const char *path, const char *host,
+		     struct kj_err *err)
+{
+	char alias[PATH_MAX];
+	int rc = mask_path(rootfd, path, 0, err);
+
+	if (rc || !host)
+		return rc;
+	if (strcmp(host, path))
+		rc = mask_path(rootfd, host, 0, err);
+	for (size_t i = 0; !rc && i <= cfg->nbinds; i++) {
+		const struct kj_bind *b = i < cfg->nbinds ? &cfg->binds[i] : &cfg->workspace;
+		if (!b->src || !b->dest || !strcmp(b->src, b->dest) || !path_covers(b->src, host) ||
+		    (size_t)snprintf(alias, sizeof(alias), "%s%s", b->dest,
+				     host + strlen(b->src)) >= sizeof(alias))
+			continue;
+		if (strcmp(alias, path))
+			rc = mask_path(rootfd, alias, 0, err);
+	}
+	return rc;
+}
+
 int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 {
 	int rc = 0;
@@ -282,7 +311,7 @@ int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 	if (!rc)
 		rc = mask_xdg_config(rootfd, cfg, err);
 	for (size_t i = 0; !rc && i < cfg->nmasks; i++)
-		rc = mask_path(rootfd, cfg->masks[i], 0, err);
+		rc = mask_user(rootfd, cfg, cfg->masks[i], cfg->mask_hosts[i], err);
 	if (!rc)
 		rc = mask_session_dir(rootfd, cfg, err);
 	return rc;

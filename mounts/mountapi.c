@@ -11,13 +11,26 @@
 
 #define NEED_KERNEL "kjail needs Linux 5.12 or later for the new mount API"
 
+/* How often a scoped lookup that met a mount or rename is tried again. */
+#define EAGAIN_TRIES 1000
+
 int path_open(int dirfd, const char *path, int flags, uint64_t resolve)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(O_PATH | O_CLOEXEC | flags),
 		.resolve = resolve,
 	};
-	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	int fd, tries = 0;
+
+	/* With RESOLVE_IN_ROOT or RESOLVE_BENEATH, a ".." walked while any
+	 * mount or rename happened anywhere on the system gives EAGAIN: the
+	 * kernel cannot prove the ".." stayed inside. That is routine when
+	 * other sandboxes start next to this one (a worktree's commondir is
+	 * "../.."), so it is tried again, as openat2(2) advises; a caller
+	 * that took EAGAIN for "not there" would skip a protection. */
+	do
+		fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN && ++tries < EAGAIN_TRIES);
 	return fd < 0 ? -errno : fd;
 }
 

@@ -16,15 +16,39 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mounts/mountapi.h"
+#include "mounts/pseudofs.h"
 
 #define RO_ATTRS (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 
+/* kjail's own fresh tmpfs mounts (/tmp, /run, /var/run), by device: the
+ * only places a missing mount point may be made. */
+static dev_t own_tmpfs[3];
+static int n_own_tmpfs;
+
+/* May a mount point be made in the directory pfd? On kjail's own tmpfs,
+ * yes. On the read-only root, EROFS. Anywhere else writable (the
+ * workspace, a --rw grant: the host's own directories), no: it would be
+ * left on the host, also when the run then fails (EXDEV, said as such). */
+static int creatable_in(int pfd)
+{
+	struct statvfs vfs;
+	struct stat st;
+
+	if (fstat(pfd, &st) < 0)
+		return -errno;
+	for (int i = 0; i < n_own_tmpfs; i++)
+		if (st.st_dev == own_tmpfs[i])
+			return 0;
+	return fstatvfs(pfd, &vfs) == 0 && !(vfs.f_flag & ST_RDONLY) ? -EXDEV : -EROFS;
+}
+
 /* Create dest (and missing parents) in the new root: this works only on
- * kjail's own tmpfs mounts (/tmp, /run); the read-only root says EROFS. */
+ * kjail's own tmpfs mounts (/tmp, /run). */
 static int mountpoint_create(int rootfd, const char *dest, int is_dir)
 {
 	char parent[PATH_MAX];
@@ -43,6 +67,10 @@ static int mountpoint_create(int rootfd, const char *dest, int is_dir)
 	}
 	if (pfd < 0)
 		return pfd;
+	if ((rc = creatable_in(pfd))) {
+		close(pfd);
+		return rc;
+	}
 	rc = is_dir ? mkdirat(pfd, name + 1, 0755) : mknodat(pfd, name + 1, S_IFREG | 0644, 0);
 	rc = rc < 0 && errno != EEXIST ? -errno : 0;
 	close(pfd);
@@ -57,7 +85,13 @@ int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what, 
 
 	fd = path_open_in_root(rootfd, dest, 0);
 	if (fd == -ENOENT) {
-		if ((rc = mountpoint_create(rootfd, dest, is_dir)))
+		if ((rc = mountpoint_create(rootfd, dest, is_dir)) == -EXDEV)
+			return kj_fail(
+				err, part, 0,
+				"create it there yourself, or choose a DEST under kjail's own /tmp or /run",
+				"create mount point %s: it would be made on the host, in the workspace or a --rw grant",
+				dest);
+		if (rc)
 			return kj_fail(
 				err, part, -rc,
 				rc == -EROFS
@@ -84,6 +118,12 @@ static int fresh_mount(int rootfd, const char *dest, const char *fstype, const c
 		return mfd;
 	}
 	rc = tree_attach(mfd, tfd, dest, err);
+	/* One of kjail's own tmpfs mounts: mount points may be made there. */
+	if (!rc && !strcmp(fstype, "tmpfs") && n_own_tmpfs < 3) {
+		struct stat st;
+		if (fstat(mfd, &st) == 0)
+			own_tmpfs[n_own_tmpfs++] = st.st_dev;
+	}
 	close(mfd);
 	close(tfd);
 	return rc;
@@ -177,7 +217,7 @@ static bool below_sys(const struct kj_config *cfg)
 	} while (0)
 
 int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *net,
-		 struct kj_err *err)
+		 const struct host_pseudofs *pseudo, struct kj_err *err)
 {
 	char tmp_opts[64];
 	int rootfd, rc = -EINVAL, bind_fds[KJ_MAX_BINDS + 1];
@@ -249,6 +289,7 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 		STEP(masks_mount(rootfd, cfg, err), "mount: credential and host-secret masks");
 	}
 	STEP(host_sockets_mask(rootfd, net->sockets, err), "mount: host socket masks");
+	STEP(pseudofs_mask(rootfd, pseudo, err), "mount: host pseudo file systems hidden");
 	STEP(pivot(rootfd, err), "mount: pivot_root");
 	rc = 0;
 out:

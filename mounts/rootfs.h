@@ -15,9 +15,11 @@
  * cgroupfs: the sandbox has a cgroup of its own (the root of its cgroup
  * namespace), shown read-only at /sys/fs/cgroup. net: the job making the
  * network namespace and listing the host's sockets (net/netns.h), entered
- * half-way, before the fresh /sys. */
+ * half-way, before the fresh /sys. pseudo: the host's procfs and similar
+ * mounts outside /proc and /sys (mounts/pseudofs.h), hidden. */
+struct host_pseudofs;
 int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *net,
-		 struct kj_err *err);
+		 const struct host_pseudofs *pseudo, struct kj_err *err);
 
 /* Pieces of the recipe, each in its own file. rootfd is the new root. */
 int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what, struct kj_err *err);

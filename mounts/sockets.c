@@ -6,7 +6,7 @@
  * service listening outside /run and /tmp reachable (LXD's
  * /var/snap/lxd/common/lxd/unix.socket and Incus's give root on the host;
  * an IDE's server under ~ runs code as the caller). So kjail lists the
- * sockets bound in the host's network namespace (/proc/net/unix, read
+ * sockets bound in the host's network namespace (sock_diag, or /proc/net/unix, read
  * by the setup child before anything is mounted, still in the caller's
  * network namespace, runtime/child.c) and masks each with
  * /dev/null in the new root, after the binds, if that path is a socket
@@ -38,6 +38,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,18 +85,23 @@ static int add(struct host_sockets *hs, const char *path, size_t len, struct kj_
 	return 0;
 }
 
-/* Also the path the socket has below the workspace's DEST, when the
- * workspace is bound somewhere else. */
+/* The socket's path in the sandbox: the host path itself with the host's
+ * root; with --root DIR, the part below DIR (a socket bound as
+ * DIR/srv/app.sock is /srv/app.sock inside), unless that lies in a tree
+ * the sandbox has fresh. Also the path it has below the workspace's
+ * DEST, when the workspace is bound somewhere else. */
 static int add_mapped(struct host_sockets *hs, const struct kj_config *cfg, const char *path,
 		      struct kj_err *err)
 {
 	const struct kj_bind *ws = &cfg->workspace;
 	char mapped[PATH_MAX];
-	size_t n;
+	size_t n = strlen(cfg->root);
 	int rc = 0;
 
-	if (!strcmp(cfg->root, "/"))
+	if (n == 1)
 		rc = add(hs, path, strlen(path), err);
+	else if (path_covers(cfg->root, path) && path[n] == '/' && !fresh_inside(path + n))
+		rc = add(hs, path + n, strlen(path + n), err); /* (a workspace socket may not be) */
 	if (rc || !ws->dest || !path_covers(ws->src, path) || !strcmp(ws->src, ws->dest))
 		return rc;
 	n = strlen(ws->src);
@@ -169,10 +179,19 @@ static bool has_dot_part(const char *path)
 	return false;
 }
 
-/* Skipped: exposed by a grant, or in a tree the sandbox has fresh. */
+/* Skipped: exposed by a grant, or in a tree the sandbox has fresh (with
+ * --root DIR: outside DIR, or in such a tree below it). */
 static bool skipped(const struct kj_config *cfg, const char *path)
 {
-	return granted(cfg, path) || (fresh_inside(path) && !path_covers(cfg->workspace.src, path));
+	size_t n = strlen(cfg->root);
+
+	if (granted(cfg, path))
+		return true;
+	if (path_covers(cfg->workspace.src, path))
+		return false;
+	if (n > 1)
+		return !path_covers(cfg->root, path) || path[n] != '/' || fresh_inside(path + n);
+	return fresh_inside(path);
 }
 
 /* A socket bound through a link or ".." (/tmp/x/lnk/s.sock, lnk ->
@@ -197,25 +216,123 @@ static int add_resolved(struct resolver *r, struct host_sockets *hs, const struc
 	return add_mapped(hs, cfg, full, err);
 }
 
-int host_sockets_find(const struct kj_config *cfg, struct host_sockets *hs, struct kj_err *err)
+/* One listed socket path (absolute, as it was bound). */
+static int consider(struct resolver *res, struct host_sockets *hs, const struct kj_config *cfg,
+		    const char *path, struct kj_err *err)
 {
-	char line[PATH_MAX + 128];
-	struct resolver res = {0};
-	FILE *f;
 	int rc = 0;
 
-	*hs = (struct host_sockets){0};
-	f = fopen("/proc/net/unix", "re");
-	if (!f) {
-		rc = kj_fail(err, "mask", errno, "mount /proc", "list the host's unix sockets");
-		resolver_release(&res);
+	if (granted(cfg, path))
+		return 0;
+	if (!skipped(cfg, path))
+		rc = add_mapped(hs, cfg, path, err);
+	/* Only these few are resolved: one lookup each, on the host. */
+	if (rc || (!fresh_inside(path) && !has_dot_part(path)))
 		return rc;
+	return add_resolved(res, hs, cfg, path, err);
+}
+
+/* The socket's name from sock_diag, exactly as bound: /proc/net/unix
+ * prints a name's bytes raw, so a socket bound as "/var/tmp/d/a\nb.sock"
+ * read as "/var/tmp/d/a" (and a line "b.sock"), and stayed reachable. 1
+ * when listed, 0 when this kernel has no unix_diag (the caller falls
+ * back to /proc/net/unix), -errno on failure (err filled). */
+static int list_by_diag(struct resolver *res, struct host_sockets *hs, const struct kj_config *cfg,
+			struct kj_err *err)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req req;
+	} rq = {
+		.nlh = {.nlmsg_len = sizeof(rq),
+			.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+			.nlmsg_seq = 1},
+		.req = {.sdiag_family = AF_UNIX,
+			.udiag_states = ~0U,
+			.udiag_show = UDIAG_SHOW_NAME},
+	};
+	_Alignas(struct nlmsghdr) char buf[16384];
+	bool any = false;
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG), rc = 0;
+
+	if (fd < 0)
+		return 0;
+	if (send(fd, &rq, sizeof(rq), 0) != (ssize_t)sizeof(rq)) {
+		close(fd);
+		return 0;
 	}
-	/* "Num RefCount Protocol Flags Type St Inode Path": the path, when
-	 * the socket has one, is the eighth field and the rest of the line. */
+	while (rc == 0) {
+		ssize_t got = recv(fd, buf, sizeof(buf), 0);
+		int left = (int)got;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			rc = kj_fail(err, "mask", got < 0 ? errno : EIO, NULL,
+				     "list the host's unix sockets (sock_diag)");
+			break;
+		}
+		/* NLMSG_OK, written out: its int/unsigned compare fails clang's
+		 * -Wsign-compare. */
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf;
+		     rc == 0 && left >= (int)sizeof(*h) && h->nlmsg_len >= sizeof(*h) &&
+		     h->nlmsg_len <= (unsigned)left;
+		     h = NLMSG_NEXT(h, left)) {
+			const struct unix_diag_msg *m = NLMSG_DATA(h);
+			const struct rtattr *a = (const struct rtattr *)(m + 1);
+			int alen = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*m));
+
+			if (h->nlmsg_type == NLMSG_DONE) {
+				rc = 1;
+				break;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				int e = -((const struct nlmsgerr *)NLMSG_DATA(h))->error;
+				/* No unix_diag in this kernel (not built, not loadable). */
+				rc = !any && (e == ENOENT || e == EOPNOTSUPP || e == EINVAL)
+					     ? -EAGAIN
+					     : kj_fail(err, "mask", e, NULL,
+						       "list the host's unix sockets (sock_diag)");
+				break;
+			}
+			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY || alen < 0)
+				continue;
+			any = true;
+			for (; rc == 0 && RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+				const char *name = RTA_DATA(a);
+				size_t len = RTA_PAYLOAD(a);
+				char path[PATH_MAX];
+
+				if (a->rta_type != UNIX_DIAG_NAME || !len || name[0] != '/')
+					continue; /* abstract ('\0' first) or relative */
+				len = strnlen(name, len);
+				if (len >= sizeof(path))
+					continue;
+				memcpy(path, name, len);
+				path[len] = '\0';
+				rc = consider(res, hs, cfg, path, err);
+			}
+		}
+	}
+	close(fd);
+	return rc == -EAGAIN ? 0 : rc;
+}
+
+/* Without unix_diag: "Num RefCount Protocol Flags Type St Inode Path",
+ * the path, when the socket has one, the eighth field and the rest of the
+ * line (a name with a newline in it is cut there: see README). */
+static int list_by_proc(struct resolver *res, struct host_sockets *hs, const struct kj_config *cfg,
+			struct kj_err *err)
+{
+	char line[PATH_MAX + 128];
+	FILE *f = fopen("/proc/net/unix", "re");
+	int rc = 0;
+
+	if (!f)
+		return kj_fail(err, "mask", errno, "mount /proc", "list the host's unix sockets");
 	while (!rc && fgets(line, sizeof(line), f)) {
-		char *path = NULL, *p = line;
-		size_t len;
+		char *p = line;
 
 		for (int field = 0; field < 7 && p; field++) {
 			p += strspn(p, " ");
@@ -223,25 +340,30 @@ int host_sockets_find(const struct kj_config *cfg, struct host_sockets *hs, stru
 		}
 		if (!p || *(p += strspn(p, " ")) != '/')
 			continue; /* the header, unbound, abstract (@), or relative */
-		path = p;
-		len = strcspn(path, "\n");
-		path[len] = '\0';
-		if (granted(cfg, path))
-			continue;
-		if (!skipped(cfg, path))
-			rc = add_mapped(hs, cfg, path, err);
-		/* Only these few are resolved: one lookup each, on the host. */
-		if (rc || (!fresh_inside(path) && !has_dot_part(path)))
-			continue;
-		rc = add_resolved(&res, hs, cfg, path, err);
+		p[strcspn(p, "\n")] = '\0';
+		rc = consider(res, hs, cfg, p, err);
 	}
-	resolver_release(&res);
 	if (!rc && ferror(f))
 		rc = kj_fail(err, "mask", EIO, NULL, "read /proc/net/unix");
 	fclose(f);
-	if (rc)
-		host_sockets_free(hs);
 	return rc;
+}
+
+int host_sockets_find(const struct kj_config *cfg, struct host_sockets *hs, struct kj_err *err)
+{
+	struct resolver res = {0};
+	int rc;
+
+	*hs = (struct host_sockets){0};
+	rc = list_by_diag(&res, hs, cfg, err);
+	if (rc == 0)
+		rc = list_by_proc(&res, hs, cfg, err);
+	resolver_release(&res);
+	if (rc < 0) {
+		host_sockets_free(hs);
+		return rc;
+	}
+	return 0;
 }
 
 int host_sockets_mask(int rootfd, const struct host_sockets *hs, struct kj_err *err)

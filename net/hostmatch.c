@@ -78,6 +78,11 @@ int hm_name_normalize(const char *in, size_t len, char *out, const char **why)
 			return *why = "label longer than 63 characters", -1;
 		out[i] = l;
 	}
+	/* "allowed.test..": the one dot dropped above left an empty last
+	 * label, which no rule can name (and which hid "127.0.0.1.." from
+	 * the numeric check below). */
+	if (label == 0)
+		return *why = "empty label in host name", -1;
 	out[len] = '\0';
 	/* "127.1", "2130706433", "0x7f.1", "0177.0.0.1": inet_aton-style
 	 * resolvers turn these into addresses (loopback here) that the name
@@ -327,21 +332,52 @@ enum hm_verdict hm_check_target(const struct hm_rules *rules, const struct hm_ta
 	return HM_UNLISTED;
 }
 
+static const unsigned char nat64_wkp[12] = {0, 0x64, 0xff, 0x9b}; /* 64:ff9b::/96 */
+
+/* The IPv4 address an IPv6 one reaches through a translator: NAT64's
+ * well-known prefix (64:ff9b::a.b.c.d) or 6to4 (2002:AABB:CCDD::/48).
+ * NULL for any other. */
+static const unsigned char *embedded_v4(int family, const unsigned char *a)
+{
+	if (family != AF_INET6)
+		return NULL;
+	if (!memcmp(a, nat64_wkp, 12))
+		return a + 12;
+	if (a[0] == 0x20 && a[1] == 0x02)
+		return a + 2;
+	return NULL;
+}
+
+/* A rule for the address itself, or for the IPv4 address it embeds: on
+ * a DNS64 host every IPv4-only name resolves to 64:ff9b::a.b.c.d, and a
+ * --deny-host 10.0.0.0/8 that met only the raw IPv6 address never held. */
+static const struct hm_rule *find_addr(const struct hm_rule *list, size_t n, int family,
+				       const unsigned char *addr, int port, bool deny)
+{
+	struct hm_target t = {.is_addr = true, .family = family, .port = port};
+	const unsigned char *v4 = embedded_v4(family, addr);
+	const struct hm_rule *r;
+
+	memcpy(t.addr, addr, family == AF_INET ? 4 : 16);
+	if ((r = find(list, n, &t, deny)) || !v4)
+		return r;
+	t.family = AF_INET;
+	memcpy(t.addr, v4, 4);
+	return find(list, n, &t, deny);
+}
+
 enum hm_verdict hm_check_addr(const struct hm_rules *rules, int family, const unsigned char *addr,
 			      int port, const struct hm_rule **rule, const char **cls)
 {
-	struct hm_target t = {.is_addr = true, .family = family, .port = port};
-
-	memcpy(t.addr, addr, family == AF_INET ? 4 : 16);
 	*cls = NULL;
-	if ((*rule = find(rules->deny, rules->ndeny, &t, true)))
+	if ((*rule = find_addr(rules->deny, rules->ndeny, family, addr, port, true)))
 		return HM_DENIED;
 	*cls = hm_addr_class(family, addr);
 	if (!*cls)
 		return *rule = NULL, HM_ALLOWED;
 	/* SSRF and DNS rebinding: loopback, the LAN, link-local (cloud
 	 * metadata at 169.254.169.254) only when named as addresses. */
-	if ((*rule = find(rules->allow, rules->nallow, &t, false)))
+	if ((*rule = find_addr(rules->allow, rules->nallow, family, addr, port, false)))
 		return HM_ALLOWED;
 	return HM_BAD_ADDR;
 }
@@ -380,7 +416,7 @@ static const char *v4_class(const unsigned char *a)
 const char *hm_addr_class(int family, const unsigned char *a)
 {
 	static const unsigned char zero[16];
-	static const unsigned char nat64[12] = {0, 0x64, 0xff, 0x9b};
+	static const unsigned char nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 0x01};
 
 	if (family == AF_INET)
 		return v4_class(a);
@@ -391,15 +427,17 @@ const char *hm_addr_class(int family, const unsigned char *a)
 		       : a[15] == 0 ? "unspecified"
 				    : "reserved (IPv4-compatible)";
 	/* ::ffff:127.0.0.1 is 127.0.0.1 on a dual-stack socket; NAT64
-	 * (64:ff9b::/96) reaches the embedded IPv4 address through the
-	 * gateway: both are judged as that IPv4 address. */
+	 * (64:ff9b::/96) and 6to4 (2002::/16) reach the embedded IPv4
+	 * address through a gateway: all are judged as that IPv4 address. */
 	if (!memcmp(a, zero, 10) && a[10] == 0xff && a[11] == 0xff)
 		return v4_class(a + 12);
-	if (!memcmp(a, nat64, 12))
-		return v4_class(a + 12);
-	/* 6to4 (2002::/16) embeds an IPv4 address in bits 16-47. */
-	if (a[0] == 0x20 && a[1] == 0x02)
-		return v4_class(a + 2);
+	if (embedded_v4(family, a))
+		return v4_class(embedded_v4(family, a));
+	/* NAT64's local-use prefix (64:ff9b:1::/48, RFC 8215) embeds the
+	 * IPv4 address where the operator's prefix length puts it: a site's
+	 * own translator, to be named as an address to be reached. */
+	if (!memcmp(a, nat64_local, 6))
+		return "NAT64 local-use";
 	if ((a[0] & 0xfe) == 0xfc)
 		return "unique local (ULA)"; /* fc00::/7 */
 	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -37,6 +38,9 @@ struct kj_proxy {
 	struct proxy_stats *stats;
 	const char *log_path;
 	bool quiet;
+	bool log_created; /* this run made the --net-log file ... */
+	dev_t log_dev;    /* ... this one */
+	ino_t log_ino;
 };
 
 struct job {
@@ -341,16 +345,35 @@ static int load_rules(const char *const *text, size_t n, struct hm_rule **out, s
 
 /* The log is the caller's: opened as the caller, never through a symlink
  * (a sandbox-planted link must not aim kjail's appends at another file). */
-static int open_log(const struct kj_config *cfg, int *out, struct kj_err *err)
+static int log_open(const char *path, int create)
+{
+	/* path is canonical (proxy_config.c): no component may be a symlink
+	 * now, or one was planted since it was checked (a sandbox of a
+	 * session sharing the workspace), and it would choose where kjail
+	 * creates the file. */
+	return (int)syscall(
+		SYS_openat2, AT_FDCWD, path,
+		&(struct open_how){
+			.flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | create,
+			.mode = create ? 0600 : 0, /* openat2 refuses a mode without O_CREAT */
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS},
+		sizeof(struct open_how));
+}
+
+static int open_log(const struct kj_config *cfg, int *out, bool *created, struct kj_err *err)
 {
 	struct stat st;
 	int fd;
 
 	*out = -1;
+	*created = false;
 	if (!cfg->net_log)
 		return 0;
-	fd = open(cfg->net_log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
-		  0600);
+	/* Made here only if missing, and then known to be kjail's: a run
+	 * whose setup fails removes it again (proxy_stop). */
+	fd = log_open(cfg->net_log, 0);
+	if (fd < 0 && errno == ENOENT && (fd = log_open(cfg->net_log, O_CREAT | O_EXCL)) >= 0)
+		*created = true;
 	if (fd < 0)
 		return kj_fail(err, "net", errno, "give a file path you can write", "--net-log %s",
 			       cfg->net_log);
@@ -407,7 +430,7 @@ static int ctx_make(const struct kj_config *cfg, struct proxy_ctx **out, struct 
 		rc = proxy_hosts_load(cfg->net_hosts, &hosts, &px->nhosts, err);
 	px->hosts = hosts;
 	if (!rc)
-		rc = open_log(cfg, &px->log_fd, err);
+		rc = open_log(cfg, &px->log_fd, &px->log_created, err);
 	if (!rc) {
 		px->stats = mmap(NULL, sizeof(*px->stats), PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -427,6 +450,7 @@ int proxy_start(const struct kj_config *cfg, struct kj_proxy **proxy, int *relay
 {
 	struct proxy_ctx *px;
 	struct kj_proxy *p;
+	struct stat st;
 	int sp[2], rc;
 	pid_t parent = getpid();
 
@@ -467,6 +491,11 @@ int proxy_start(const struct kj_config *cfg, struct kj_proxy **proxy, int *relay
 	px->stats = NULL; /* kjail's copy of the mapping now belongs to p */
 	p->log_path = cfg->net_log;
 	p->quiet = cfg->quiet;
+	if (px->log_created && fstat(px->log_fd, &st) == 0) {
+		p->log_created = true;
+		p->log_dev = st.st_dev;
+		p->log_ino = st.st_ino;
+	}
 	*proxy = p;
 	*relay_fd = sp[1];
 	ctx_free(px);
@@ -517,6 +546,14 @@ void proxy_stop(struct kj_proxy *p, bool show)
 			kj_note("net: the proxy ended abnormally (%s %d)",
 				WIFSIGNALED(st) ? "signal" : "status",
 				WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	}
+	/* A setup that failed ran nothing: a log file this run made is
+	 * still empty, and removed (bad input changes nothing on the host). */
+	if (!show && p->log_created) {
+		struct stat ls;
+		if (lstat(p->log_path, &ls) == 0 && ls.st_dev == p->log_dev &&
+		    ls.st_ino == p->log_ino && ls.st_size == 0)
+			(void)unlink(p->log_path);
 	}
 	if (p->pidfd >= 0)
 		close(p->pidfd);

@@ -1,9 +1,9 @@
 /* Validation of the --net proxy options (called from config_finish):
  * they need the mode, --net-hosts must be a file only the caller (or
  * root) can change, and --net-log must be somewhere kjail can create a
- * file of the caller's. Nothing is created here. */
+ * file of the caller's; neither path may pass a symlink the sandbox can
+ * write. Nothing is created here. */
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,49 +11,73 @@
 
 #include "net/proxy.h"
 
+/* path resolved into out, canonical, with no symlink the sandbox can
+ * write on the way (runtime/config.c). 0, 1 (refused, err filled), or
+ * -errno. */
+static int resolve(const struct kj_config *cfg, const char *opt, const char *path, bool follow_last,
+		   char *out, struct kj_err *err)
+{
+	return config_resolve_unplanted(cfg, "net", opt, path, follow_last, out, err);
+}
+
 static int check_hosts_file(struct kj_config *cfg, struct kj_err *err)
 {
 	const char *fix = "give a hosts file of your own that only you can write";
+	char buf[PATH_MAX];
 	struct stat st;
 	char *canon;
+	int rc;
 
 	if (!cfg->net_hosts)
 		return 0;
-	canon = realpath(cfg->net_hosts, NULL);
-	if (!canon || stat(canon, &st) < 0)
-		return kj_fail(err, "net", errno, "give an existing hosts file", "--net-hosts %s",
-			       cfg->net_hosts);
-	if (!S_ISREG(st.st_mode)) {
-		free(canon);
+	rc = resolve(cfg, "--net-hosts", cfg->net_hosts, true, buf, err);
+	if (rc > 0)
+		return -EPERM;
+	if (rc < 0 || stat(buf, &st) < 0)
+		return kj_fail(err, "net", rc < 0 ? -rc : errno, "give an existing hosts file",
+			       "--net-hosts %s", cfg->net_hosts);
+	if (!S_ISREG(st.st_mode))
 		return kj_fail(err, "net", 0, fix, "--net-hosts %s is not a regular file",
 			       cfg->net_hosts);
-	}
 	/* The file decides where allowed names go: another user who could
 	 * write it could point pypi.org at a server of their own. */
-	if (st.st_uid != cfg->caller_uid && st.st_uid != 0) {
-		free(canon);
+	if (st.st_uid != cfg->caller_uid && st.st_uid != 0)
 		return kj_fail(err, "net", 0, fix, "--net-hosts %s belongs to uid %u, not to you",
 			       cfg->net_hosts, (unsigned)st.st_uid);
-	}
-	if (st.st_mode & S_IWOTH) {
-		free(canon);
+	if (st.st_mode & S_IWOTH)
 		return kj_fail(err, "net", 0, "chmod o-w it",
 			       "--net-hosts %s is writable by everyone", cfg->net_hosts);
-	}
+	if (!(canon = strdup(buf)))
+		return kj_fail(err, "net", ENOMEM, NULL, "--net-hosts");
+	/* settings.c records it with the configuration files: one inside
+	 * the workspace or a --rw grant is refused as they are. */
 	cfg->net_hosts = canon;
 	return 0;
 }
 
-static int check_log_file(const struct kj_config *cfg, struct kj_err *err)
+/* cfg->net_log becomes the canonical path, with no symlink at all: the
+ * proxy opens exactly that path with RESOLVE_NO_SYMLINKS, so a link
+ * planted between this check and the open fails the open. */
+static int check_log_file(struct kj_config *cfg, struct kj_err *err)
 {
 	char buf[PATH_MAX];
 	struct stat st;
+	char *canon;
+	int rc;
 
 	if (!cfg->net_log)
 		return 0;
 	if (!*cfg->net_log || strlen(cfg->net_log) >= sizeof(buf))
 		return kj_fail(err, "net", 0, "give a file path", "--net-log: bad path");
-	if (lstat(cfg->net_log, &st) == 0) {
+	rc = resolve(cfg, "--net-log", cfg->net_log, false, buf, err);
+	if (rc > 0)
+		return -EPERM;
+	if (rc < 0)
+		return kj_fail(err, "net", -rc,
+			       -rc == ENOTDIR ? "give a path in a directory"
+					      : "create the directory first",
+			       "--net-log %s", cfg->net_log);
+	if (lstat(buf, &st) == 0) {
 		/* A symlink planted where the log goes would turn kjail's
 		 * appends into writes to another file. */
 		if (!S_ISREG(st.st_mode))
@@ -63,15 +87,10 @@ static int check_log_file(const struct kj_config *cfg, struct kj_err *err)
 			return kj_fail(err, "net", 0, "give a file of your own",
 				       "--net-log %s belongs to uid %u, not to you", cfg->net_log,
 				       (unsigned)st.st_uid);
-		return 0;
 	}
-	strcpy(buf, cfg->net_log);
-	if (stat(dirname(buf), &st) < 0)
-		return kj_fail(err, "net", errno, "create the directory first", "--net-log %s",
-			       cfg->net_log);
-	if (!S_ISDIR(st.st_mode))
-		return kj_fail(err, "net", ENOTDIR, "give a path in a directory", "--net-log %s",
-			       cfg->net_log);
+	if (!(canon = strdup(buf)))
+		return kj_fail(err, "net", ENOMEM, NULL, "--net-log");
+	cfg->net_log = canon;
 	return 0;
 }
 

@@ -49,8 +49,10 @@ static void shown(const struct conn *c, char *buf, size_t len)
 {
 	if (c->have_target)
 		hm_suggest(&c->target, buf, len);
-	else if (c->shown_host[0])
+	else if (c->shown_host[0] && c->shown_port)
 		snprintf(buf, len, "%s:%d", c->shown_host, c->shown_port);
+	else if (c->shown_host[0])
+		snprintf(buf, len, "%s", c->shown_host); /* an authority as asked, port and all */
 	else
 		snprintf(buf, len, "-");
 }
@@ -304,7 +306,7 @@ enum open_result conn_open(struct conn *c)
 		snprintf(c->addr, sizeof(c->addr), "%s", bad_addr);
 		conn_refuse(
 			c,
-			"%s resolves to %s, a %s address; such addresses are refused unless allowed as such (--allow-host %s%s%s:%d)",
+			"%s resolves to %s (%s address); such addresses are refused unless allowed as such (--allow-host %s%s%s:%d)",
 			t->name, bad_addr, bad_cls, strchr(bad_addr, ':') ? "[" : "", bad_addr,
 			strchr(bad_addr, ':') ? "]" : "", t->port);
 		return OPEN_REFUSED;
@@ -332,7 +334,10 @@ void conn_serve(struct proxy_ctx *px, int client)
 	c->decision = "refuse";
 	(void)fcntl(client, F_SETFL, O_NONBLOCK);
 	(void)setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	rc = rbuf_need(client, &c->in, 1, now_ms() + PROXY_HEAD_TIMEOUT_MS);
+	/* Slowloris: one byte every 29 s kept a thread and a slot forever
+	 * while each read had its own 30 s. */
+	c->head_deadline = now_ms() + PROXY_HEAD_TIMEOUT_MS;
+	rc = rbuf_need(client, &c->in, 1, c->head_deadline);
 	if (rc == -EPIPE) {
 		free(c); /* connected and closed: nothing was asked, nothing to log */
 		close(client);

@@ -65,7 +65,7 @@ static bool name_is(const struct header *h, const char *name)
 /* Read until the blank line that ends the head. */
 static int read_head(struct conn *c, size_t *head_len)
 {
-	int64_t deadline = now_ms() + PROXY_HEAD_TIMEOUT_MS;
+	int64_t deadline = c->head_deadline;
 	size_t have = 0;
 
 	for (;;) {
@@ -98,6 +98,12 @@ static const char *parse_head(const struct conn *c, struct request *r)
 			return "bare CR, LF or NUL in the request head";
 	}
 	eol = strstr(p, "\r\n");
+	/* One SP between the three parts and no other white space or control
+	 * byte: a server that splits on any white space read
+	 * "GET http://h/\tx HTTP/1.1" as four words where this read three. */
+	for (const char *q = p; q < eol; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			return "white space or a control byte in the request line";
 	r->method = p;
 	r->mlen = strcspn(p, " ");
 	r->target = p + r->mlen + 1;
@@ -296,6 +302,41 @@ static int scan_headers(struct conn *c, const struct request *r, const struct he
 	return 0;
 }
 
+/* The authority of an absolute http:// target ("h:p" of
+ * "http://h:p/x?q"), or false. */
+static bool url_authority(const struct request *r, const char **a, size_t *alen)
+{
+	if (r->tlen <= 7 || strncasecmp(r->target, "http://", 7))
+		return false;
+	*a = r->target + 7;
+	*alen = strcspn(*a, "/? ");
+	if (*alen > (size_t)(r->target + r->tlen - *a))
+		*alen = (size_t)(r->target + r->tlen - *a);
+	return true;
+}
+
+/* The host asked for, as the log shows it, for a request refused before
+ * its target is decided (two Host headers, a bad length, fronting): the
+ * URL's authority, else the first Host header. */
+static void show_early(struct conn *c, const struct request *r)
+{
+	const char *a = NULL, *host;
+	size_t alen = 0, hlen;
+	int port;
+
+	if (!url_authority(r, &a, &alen))
+		a = NULL;
+	for (size_t i = 0; !a && i < r->nh; i++)
+		if (name_is(&r->h[i], "host")) {
+			a = r->h[i].value;
+			alen = r->h[i].vlen;
+		}
+	if (a && !split_authority(a, alen, 80, &host, &hlen, &port))
+		conn_set_shown(c, (const unsigned char *)host, hlen, port);
+	else if (a)
+		conn_set_shown(c, (const unsigned char *)a, alen, 0);
+}
+
 static int serve_forward(struct conn *c, const struct request *r)
 {
 	const struct header *host_h;
@@ -306,13 +347,10 @@ static int serve_forward(struct conn *c, const struct request *r)
 	char *out;
 
 	c->proto = "http";
+	show_early(c, r);
 	if (scan_headers(c, r, &host_h, &body))
 		return -1;
-	if (r->tlen > 7 && !strncasecmp(r->target, "http://", 7)) {
-		auth = r->target + 7;
-		alen = strcspn(auth, "/? ");
-		if (alen > (size_t)(r->target + r->tlen - auth))
-			alen = (size_t)(r->target + r->tlen - auth);
+	if (url_authority(r, &auth, &alen)) {
 		path = auth + alen;
 		plen = (size_t)(r->target + r->tlen - path);
 	} else if (r->target[0] == '/' && host_h) {
@@ -352,9 +390,10 @@ static int serve_forward(struct conn *c, const struct request *r)
 	if (!out)
 		return -1;
 	/* absolute-form becomes origin-form: many servers take the URL
-	 * as a path otherwise. */
-	o = (size_t)snprintf(out, cap, "%.*s %.*s%s %.*s\r\n", (int)r->mlen, r->method, (int)plen,
-			     path, plen ? "" : "/", (int)r->vlen, r->version);
+	 * as a path otherwise. "http://h?q" has the path "/?q", not "?q". */
+	o = (size_t)snprintf(out, cap, "%.*s %s%.*s %.*s\r\n", (int)r->mlen, r->method,
+			     plen && path[0] == '/' ? "" : "/", (int)plen, path, (int)r->vlen,
+			     r->version);
 	if (!host_h)
 		o += (size_t)snprintf(out + o, cap - o, "Host: %.*s\r\n", (int)alen, auth);
 	for (size_t i = 0; i < r->nh && o < cap; i++)

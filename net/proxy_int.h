@@ -44,7 +44,8 @@ struct proxy_ctx {
 	struct hm_rules rules;
 	const struct proxy_host_entry *hosts; /* --net-hosts */
 	size_t nhosts;
-	int log_fd; /* --net-log, O_APPEND; -1: none */
+	int log_fd;       /* --net-log, O_APPEND; -1: none */
+	bool log_created; /* open_log made the file (for proxy_stop) */
 	uint64_t idle_ms;
 	struct proxy_stats *stats;
 	pthread_mutex_t lock;         /* the shown list, clients[], the waiting list */
@@ -82,6 +83,9 @@ struct conn {
 	const char *waiting;
 	struct conn *wait_prev, *wait_next;
 	struct rbuf in;
+	/* When the request head (HTTP, or SOCKS5's greeting and request) must
+	 * be in: one deadline from the accept, not one per read. */
+	int64_t head_deadline;
 };
 
 /* proxy_conn.c */

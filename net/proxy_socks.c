@@ -35,7 +35,7 @@ static void s5_reply(struct conn *c, unsigned char code)
 
 void socks5_serve(struct conn *c)
 {
-	int64_t deadline = now_ms() + PROXY_HEAD_TIMEOUT_MS;
+	int64_t deadline = c->head_deadline;
 	struct rbuf *in = &c->in;
 	const unsigned char *req;
 	unsigned char atyp, host[256];

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mounts/pseudofs.h"
 #include "mounts/rootfs.h"
 #include "net/netns.h"
 #include "net/relay.h"
@@ -128,30 +130,74 @@ static int enter_workspace(const struct kj_config *cfg, struct kj_err *err)
  * directory we cannot search counts as nowhere) is ENOENT, exit 127; a
  * file found but not executable is its own errno, exit 126. Returns the
  * errno when nothing could be executed. */
+/* A NUL before the first newline: a binary (for another machine), not a
+ * script, as bash decides before it runs a file without "#!" itself. */
+static bool looks_binary(const char *file)
+{
+	char head[128];
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, head, sizeof(head));
+
+	if (fd >= 0)
+		close(fd);
+	for (ssize_t i = 0; i < n && head[i] != '\n'; i++)
+		if (head[i] == '\0')
+			return true;
+	return n < 0;
+}
+
+/* execve, and for a text file without "#!" (ENOEXEC) /bin/sh on it, as
+ * execvp(3) and the shells do: a script without a shebang runs the same
+ * in the sandbox as under the host profile (runtime/launch_host.c). */
+static int exec_file(const char *file, char **argv, char **envp)
+{
+	size_t argc = 0;
+	char **sh;
+	int e;
+
+	execve(file, argv, envp);
+	if ((e = errno) != ENOEXEC || looks_binary(file))
+		return e;
+	while (argv[argc])
+		argc++;
+	if (!(sh = calloc(argc + 2, sizeof(*sh))))
+		return ENOEXEC;
+	sh[0] = (char *)"sh";
+	sh[1] = (char *)file;
+	for (size_t i = 1; i <= argc; i++)
+		sh[i + 1] = argv[i];
+	execve("/bin/sh", sh, envp);
+	free(sh);
+	return ENOEXEC;
+}
+
 int exec_search(char **argv, char **envp)
 {
 	const char *path = NULL, *p;
 	char buf[PATH_MAX];
-	int found_err = 0;
+	int found_err = 0, e;
 	struct stat st;
 
 	if (strchr(argv[0], '/')) {
-		execve(argv[0], argv, envp);
-		return errno == ENOTDIR ? ENOENT : errno;
+		e = exec_file(argv[0], argv, envp);
+		return e == ENOTDIR ? ENOENT : e;
 	}
-	for (char **e = envp; *e; e++)
-		if (!strncmp(*e, "PATH=", 5))
-			path = *e + 5;
+	for (char **v = envp; *v; v++)
+		if (!strncmp(*v, "PATH=", 5))
+			path = *v + 5;
 	for (p = path ? path : "/usr/bin:/bin"; p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL) {
 		size_t len = strcspn(p, ":");
-		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? p : ".",
+		/* An empty entry is the current directory, as for execvp: with
+		 * a precision of 0, "." printed as "", and PATH=/usr/bin: ran
+		 * /NAME from the root instead of ./NAME. */
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", len ? (int)len : 1, len ? p : ".",
 				     argv[0]) >= sizeof(buf))
 			continue;
 		if (stat(buf, &st) < 0 || S_ISDIR(st.st_mode))
 			continue;
-		execve(buf, argv, envp);
+		e = exec_file(buf, argv, envp);
 		if (!found_err)
-			found_err = errno;
+			found_err = e;
 	}
 	return found_err ? found_err : ENOENT;
 }
@@ -266,6 +312,7 @@ void sandbox_child(struct sandbox *sb)
 {
 	struct kj_err err = {0};
 	struct host_sockets sockets = {0};
+	struct host_pseudofs pseudo = {0};
 	struct netns_job net;
 	pid_t command;
 	int slave = -1;
@@ -284,14 +331,15 @@ void sandbox_child(struct sandbox *sb)
 	/* The network namespace is made beside the mount recipe, on a thread
 	 * (net/netns.c) that kjail's "go" wakes; rootfs_build enters it
 	 * half-way. */
-	if (host_sockets_find(sb->cfg, &sockets, &err) ||
+	if (host_sockets_find(sb->cfg, &sockets, &err) || pseudofs_find(sb->cfg, &pseudo, &err) ||
 	    netns_start(&net, sb->cfg, &sockets, sb->netgo, &err) || wait_for_parent(sb, &err))
 		child_die(sb, &err);
 	kj_trace("child: maps written");
-	if (set_hostname(&err) || rootfs_build(sb->cfg, sb->cg != NULL, &net, &err))
+	if (set_hostname(&err) || rootfs_build(sb->cfg, sb->cg != NULL, &net, &pseudo, &err))
 		child_die(sb, &err);
 	kj_trace("child: root filesystem built");
 	host_sockets_free(&sockets);
+	pseudofs_free(&pseudo);
 	close(sb->netgo);
 	if (open_pty(sb, &slave, &err) || caps_drop_all(sb->cfg, &err))
 		child_die(sb, &err);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "runtime/seccomp_choice.h"
 #include "net/hostmatch.h"
@@ -48,6 +49,20 @@ static int opt_rw(struct kj_config *c, const char *o, const char *v, struct kj_e
 	return add_bind(c, o, v, true, e);
 }
 
+/* A path value a later one replaces is still checked for existence
+ * (`--root /nonexistent --root /`, or a settings line a flag overrides):
+ * invalid input is an error wherever it stands, as a profile name is. */
+static int replaced_path_exists(const char *o, const char *old, struct kj_err *e)
+{
+	struct stat st;
+
+	if (!old || stat(old, &st) == 0)
+		return 0;
+	return kj_fail(e, "option", errno,
+		       "fix or drop the earlier value; a later one does not excuse it",
+		       "--%s %s (replaced by a later --%s)", o, old, o);
+}
+
 static int opt_workspace(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
 	const char *colon = strchr(v, ':');
@@ -55,6 +70,8 @@ static int opt_workspace(struct kj_config *c, const char *o, const char *v, stru
 	if (!*v || colon == v || (colon && !colon[1]))
 		return kj_fail(e, "option", 0, "use DIR or DIR:DEST",
 			       "--%s: invalid workspace '%s'", o, v);
+	if (replaced_path_exists(o, c->workspace.src, e))
+		return -ENOENT;
 	free(c->workspace.src);
 	free(c->workspace.dest);
 	c->workspace.src = colon ? strndup(v, (size_t)(colon - v)) : strdup(v);
@@ -64,8 +81,11 @@ static int opt_workspace(struct kj_config *c, const char *o, const char *v, stru
 
 static int opt_root(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
-	(void)o;
-	(void)e;
+	if (!*v)
+		return kj_fail(e, "option", 0, "give a root filesystem directory",
+			       "--%s: empty path", o);
+	if (replaced_path_exists(o, c->root, e))
+		return -ENOENT;
 	c->root = v;
 	return 0;
 }
@@ -328,6 +348,8 @@ static int opt_env_file(struct kj_config *c, const char *o, const char *v, struc
 	if (!*v)
 		return kj_fail(e, "option", 0, "give the path of a NAME=VALUE file",
 			       "--%s: empty value", o);
+	if (replaced_path_exists(o, c->env_file, e))
+		return -ENOENT;
 	c->env_file = v;
 	return 0;
 }
@@ -406,7 +428,8 @@ static const struct option_def options[] = {
 	{"idle-timeout", true, opt_idle_timeout, "DURATION",
 	 "kjail create: stop the session after DURATION unused (default 30m; 0: never)"},
 	{"user", true, opt_user, "UID[:GID]", "run COMMAND as this host user (root only)"},
-	{"timeout", true, opt_timeout, "DURATION", "kill the sandbox after DURATION; exit 124"},
+	{"timeout", true, opt_timeout, "DURATION",
+	 "kill the sandbox after DURATION; exit 124 (default and 0: none)"},
 	{"kill-grace", true, opt_kill_grace, "DURATION",
 	 "time between SIGTERM and SIGKILL (default 5s)"},
 	{"output-limit", true, opt_output_limit, "BYTES", "cap stdout and stderr at BYTES each"},

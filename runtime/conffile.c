@@ -180,6 +180,114 @@ static int check_dir(const char *part, const char *real, enum conf_trust trust, 
 	return 0;
 }
 
+/* out without its last component ("/a/b" -> "/a", "/a" -> "/"). */
+static void drop_last(char *out)
+{
+	char *slash = strrchr(out, '/');
+
+	if (slash == out)
+		out[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+}
+
+int conf_resolve(const char *path, bool follow_last, char *out, size_t size,
+		 int (*on_link)(const char *dir, const char *name, void *arg), void *arg)
+{
+	char todo[PATH_MAX], next[PATH_MAX], target[PATH_MAX], name[NAME_MAX + 1];
+	const char *p = todo;
+	struct stat st;
+	int links = 0, rc;
+
+	if (!*path)
+		return -ENOENT;
+	if (snprintf(todo, sizeof(todo), "%s", path) >= (int)sizeof(todo) || size < 2)
+		return -ENAMETOOLONG;
+	if (path[0] == '/')
+		snprintf(out, size, "/");
+	else if (!getcwd(out, size))
+		return -errno;
+	for (;;) {
+		size_t n, len;
+		bool last;
+		ssize_t tl;
+
+		p += strspn(p, "/");
+		if (!*p)
+			return 0;
+		n = strcspn(p, "/");
+		if (n > NAME_MAX)
+			return -ENAMETOOLONG;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		p += n;
+		last = !p[strspn(p, "/")];
+		if (!strcmp(name, "."))
+			continue;
+		if (!strcmp(name, "..")) {
+			drop_last(out);
+			continue;
+		}
+		len = strlen(out);
+		if (snprintf(out + len, size - len, "%s%s", len > 1 ? "/" : "", name) >=
+		    (int)(size - len))
+			return -ENAMETOOLONG;
+		if (lstat(out, &st) < 0) {
+			if (errno == ENOENT && last && !follow_last)
+				return 0;
+			return -errno;
+		}
+		if (!S_ISLNK(st.st_mode) || (last && !follow_last)) {
+			if (!last && !S_ISDIR(st.st_mode))
+				return -ENOTDIR;
+			continue;
+		}
+		if (++links > 40)
+			return -ELOOP;
+		tl = readlink(out, target, sizeof(target) - 1);
+		if (tl < 0)
+			return -errno;
+		target[tl] = '\0';
+		out[len > 1 ? len : 1] = '\0'; /* back to the link's directory */
+		if (on_link && (rc = on_link(out, name, arg)))
+			return rc;
+		if (snprintf(next, sizeof(next), "%s/%s", target, p) >= (int)sizeof(next))
+			return -ENAMETOOLONG;
+		memcpy(todo, next, sizeof(todo));
+		p = todo;
+		if (target[0] == '/')
+			snprintf(out, size, "/");
+	}
+}
+
+struct link_check {
+	const char *part;
+	enum conf_trust trust;
+	struct kj_err *err;
+};
+
+/* A symlink on the way to a configuration file chooses the file: whoever
+ * can replace it (anyone who can write its directory; in a sticky one,
+ * its owner) could point it at a file of their own, so its directory
+ * meets the rule a file's directory meets (`chmod 777 ~/.config/kjail`
+ * with settings a link to a safe file was read). */
+static int check_link_dir(const char *dir, const char *name, void *arg)
+{
+	const struct link_check *c = arg;
+	char link[PATH_MAX];
+	struct stat st, dst;
+
+	if (snprintf(link, sizeof(link), "%s%s%s", dir, dir[1] ? "/" : "", name) >=
+	    (int)sizeof(link))
+		return kj_fail(c->err, c->part, ENAMETOOLONG, NULL, "%s", dir), 1;
+	if (check_dir(c->part, link, c->trust, c->err))
+		return 1;
+	if (stat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX) && lstat(link, &st) == 0 &&
+	    check_owner(c->part, conf_shown(link), &st, c->trust, "the symlink ", c->err))
+		return 1;
+	return 0;
+}
+
 /* A lookup of path failed with ENOENT: -ENOENT (without touching err)
  * when there truly is no such file, an error when the deepest part of the
  * path that exists is a symlink to nothing. A dangling /etc/kjail/policy
@@ -220,18 +328,26 @@ int conf_read(const char *part, const char *path, enum conf_trust trust, char **
 	const char *shown;
 	char *buf;
 	ssize_t n;
-	int fd;
+	int fd, rc;
 
 	*text = *real = NULL;
 	/* Most runs have none of the files: a few lookups say so, where
 	 * realpath() costs a readlink() per path component. */
 	if (access(path, F_OK) < 0 && errno == ENOENT)
 		return conf_absent(part, path, err);
-	*real = realpath(path, NULL);
-	if (!*real) {
-		if (errno == ENOENT)
+	if (!(*real = malloc(PATH_MAX)))
+		return kj_fail(err, part, ENOMEM, NULL, "%s", conf_shown(path));
+	rc = conf_resolve(path, true, *real, PATH_MAX,
+			  trust == CONF_PRIVATE ? NULL : check_link_dir,
+			  &(struct link_check){part, trust, err});
+	if (rc) {
+		free(*real);
+		*real = NULL;
+		if (rc == -ENOENT)
 			return conf_absent(part, path, err);
-		return kj_fail(err, part, errno, NULL, "%s", conf_shown(path));
+		if (rc > 0)
+			return -EPERM; /* check_link_dir said why */
+		return kj_fail(err, part, -rc, NULL, "%s", conf_shown(path));
 	}
 	shown = conf_shown(*real);
 	/* Checked before opening (a file closed to us still gets its own

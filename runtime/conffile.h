@@ -11,6 +11,7 @@
 #ifndef KJAIL_CONFFILE_H
 #define KJAIL_CONFFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "runtime/error.h"
@@ -73,9 +74,20 @@ enum conf_trust {
 	CONF_PRIVATE, /* --env-file: the caller's, no access for group or others */
 };
 
+/* Resolve path as the kernel does (a relative one from the current
+ * directory) into out, canonical. Each symlink met on the way is shown to
+ * on_link (when not NULL) with the canonical directory that holds it and
+ * its name, before it is followed; a nonzero return ends the walk with
+ * that value. With follow_last false the last component is neither
+ * followed nor required to exist. Returns 0, on_link's refusal, or a
+ * negative errno (-ENOENT: a component, or a link's target, is missing). */
+int conf_resolve(const char *path, bool follow_last, char *out, size_t size,
+		 int (*on_link)(const char *dir, const char *name, void *arg), void *arg);
+
 /* Read a configuration file. Symlinks are resolved; the file itself must
  * be a regular file the trust rule accepts, and (except CONF_PRIVATE) so
- * must its directory. Returns -ENOENT without touching err when there is
+ * must its directory, and the directory holding each symlink on the way
+ * (whoever can replace a link chooses the file). Returns -ENOENT without touching err when there is
  * no such file; a symlink on the path whose target is missing is an error,
  * not "no file". *real gets the canonical path (malloc'd). */
 int conf_read(const char *part, const char *path, enum conf_trust trust, char **text, char **real,

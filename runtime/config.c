@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mounts/git_config.h"
+#include "runtime/conffile.h"
 #include "mounts/masks.h"
 #include "mounts/mountapi.h"
 #include "net/proxy.h"
@@ -53,6 +55,32 @@ bool path_covers(const char *dir, const char *path)
 	if (!strcmp(dir, "/"))
 		return true;
 	return !strncmp(dir, path, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The bind whose DEST shows path is the one with the deepest DEST that
+ * covers it (binds are attached shallowest first, so it is on top):
+ * `--ro /o:/tmp/a --workspace W:/tmp/a/ws` shows W, not /o/ws, at
+ * /tmp/a/ws, and a --mask there must hide W's file. */
+static const struct kj_bind *bind_showing(const struct kj_config *cfg, const char *path)
+{
+	const struct kj_bind *top = NULL;
+
+	for (size_t i = 0; i <= cfg->nbinds; i++) {
+		const struct kj_bind *b = i < cfg->nbinds ? &cfg->binds[i] : &cfg->workspace;
+		if (b->src && b->dest && path_covers(b->dest, path) &&
+		    (!top || strlen(b->dest) >= strlen(top->dest)))
+			top = b;
+	}
+	return top;
+}
+
+bool bind_source_of(const struct kj_config *cfg, const char *path, char *out, size_t size)
+{
+	const struct kj_bind *top = bind_showing(cfg, path);
+
+	if (!top || !strcmp(top->src, top->dest))
+		return false;
+	return (size_t)snprintf(out, size, "%s%s", top->src, path + strlen(top->dest)) < size;
 }
 
 /* A DEST inside the sandbox: absolute, no "." or ".." or empty parts. */
@@ -121,12 +149,93 @@ static void find_homes(struct kj_config *cfg)
 		add_home_of(cfg, cfg->uid);
 }
 
+/* Record the real place of the credential store at path (if it exists):
+ * only when it differs from path, unless always. */
+static void add_cred_place(struct kj_config *cfg, const char *path, bool always)
+{
+	char *real = realpath(path, NULL);
+
+	if (real && (always || strcmp(real, path)) && cfg->ncred_places < KJ_MAX_CRED_PLACES)
+		cfg->cred_places[cfg->ncred_places++] = real;
+	else
+		free(real);
+}
+
+/* Does home/rel pass a symlink? One lstat per component, from the home's
+ * fd; false when a component is missing (nothing there to expose). */
+static bool passes_symlink(int homefd, const char *rel)
+{
+	char prefix[PATH_MAX];
+	struct stat st;
+
+	for (const char *p = rel;;) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - rel) : strlen(rel);
+		if (n >= sizeof(prefix))
+			return false;
+		memcpy(prefix, rel, n);
+		prefix[n] = '\0';
+		if (fstatat(homefd, prefix, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return false;
+		if (S_ISLNK(st.st_mode))
+			return true;
+		if (!slash)
+			return false;
+		p = slash + 1;
+	}
+}
+
+/* The credential stores whose place the textual checks below would miss:
+ * ~/.ssh as a link to /data/ssh made `--ro /data` show the keys; with
+ * $XDG_CONFIG_HOME, gh's and git's tokens live below it (masks.c masks
+ * them there), and `--ro $XDG_CONFIG_HOME` showed them. */
+static void find_cred_places(struct kj_config *cfg)
+{
+	static const char prefix[] = ".config/";
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	char path[PATH_MAX];
+
+	for (int i = 0; i < 3 && cfg->homes[i]; i++) {
+		int fd = open(cfg->homes[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		for (int c = 0; credential_paths[c]; c++)
+			if (passes_symlink(fd, credential_paths[c]) &&
+			    (size_t)snprintf(path, sizeof(path), "%s/%s", cfg->homes[i],
+					     credential_paths[c]) < sizeof(path))
+				add_cred_place(cfg, path, false);
+		close(fd);
+	}
+	if (!xdg || xdg[0] != '/')
+		return;
+	for (int c = 0; credential_paths[c]; c++)
+		if (!strncmp(credential_paths[c], prefix, sizeof(prefix) - 1) &&
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", xdg,
+				     credential_paths[c] + sizeof(prefix) - 1) < sizeof(path))
+			add_cred_place(cfg, path, true);
+}
+
+/* src is, is inside, or contains the credential store at cred. */
+static int check_cred_store(const char *what, const char *src, const char *cred, struct kj_err *err)
+{
+	if (path_covers(cred, src))
+		return kj_fail(err, what, 0, "credential stores are always masked",
+			       "%s is inside the credential store %s", src, cred);
+	if (path_covers(src, cred))
+		return kj_fail(
+			err, what, 0,
+			"credential stores are always masked; bind a directory that holds none",
+			"%s contains the credential store %s", src, cred);
+	return 0;
+}
+
 /* Would binding src expose a home or a credential store, or is src inside
  * one? Each case has its own message. */
 static int check_exposes_credentials(const char *what, const char *src, const char *home,
 				     struct kj_err *err)
 {
 	char cred[PATH_MAX];
+	int rc;
 
 	if (!home)
 		return 0;
@@ -140,14 +249,8 @@ static int check_exposes_credentials(const char *what, const char *src, const ch
 			       home);
 	for (int i = 0; credential_paths[i]; i++) {
 		snprintf(cred, sizeof(cred), "%s/%s", home, credential_paths[i]);
-		if (path_covers(cred, src))
-			return kj_fail(err, what, 0, "credential stores are always masked",
-				       "%s is inside the credential store %s", src, cred);
-		if (path_covers(src, cred))
-			return kj_fail(
-				err, what, 0,
-				"credential stores are always masked; bind a directory that holds none",
-				"%s contains the credential store %s", src, cred);
+		if ((rc = check_cred_store(what, src, cred, err)))
+			return rc;
 	}
 	return 0;
 }
@@ -199,7 +302,7 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 
 	if (!canon)
 		return kj_fail(err, what, errno, "give an existing path", "%s", b->src);
-	free(b->src);
+	b->given = b->src; /* for check_planted_binds */
 	b->src = canon;
 	if (stat(canon, &st) < 0)
 		return kj_fail(err, what, errno, NULL, "%s", canon);
@@ -223,23 +326,138 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 	for (int i = 0; i < 3; i++)
 		if ((rc = check_exposes_credentials(what, canon, cfg->homes[i], err)))
 			return rc;
+	for (size_t i = 0; i < cfg->ncred_places; i++)
+		if ((rc = check_cred_store(what, canon, cfg->cred_places[i], err)))
+			return rc;
 	if ((rc = check_system_dirs(what, canon, b->writable, err)))
 		return rc;
 	if (b->writable && !b->is_dir)
 		return kj_fail(err, what, ENOTDIR,
-			       "write grants are directories; bind a file with --ro", "%s", canon);
+			       strcmp(what, "workspace")
+				       ? "write grants are directories; bind a file with --ro"
+				       : "give a project directory",
+			       "%s", canon);
 	if (b->writable && access(canon, W_OK) < 0)
 		return kj_fail(err, what, errno, "grant only what you can write yourself",
 			       "%s is not writable by you", canon);
 	return 0;
 }
 
-/* 0 if path exists inside root (resolved there, as the mount recipe
- * will), else -errno. */
-static int mask_in_root(const char *root, const char *path)
+const char *config_writable_root(const struct kj_config *cfg, const char *path)
 {
-	int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), fd;
+	if (path_covers(cfg->workspace.src, path))
+		return cfg->workspace.src;
+	for (size_t b = 0; b < cfg->nbinds; b++)
+		if (cfg->binds[b].writable && path_covers(cfg->binds[b].src, path))
+			return cfg->binds[b].src;
+	return NULL;
+}
 
+struct link_ctx {
+	const struct kj_config *cfg;
+	const char *part, *opt, *given;
+	struct kj_err *err;
+};
+
+/* A symlink the sandbox could have planted decides where the path goes:
+ * run 1 replaces ./logs with a link to /etc/cron.d, and run 2 (as root)
+ * creates its --net-log there; or run 1 replaces ./cache with a link to
+ * ~/bin, and run 2's --rw ./cache lets it write there. */
+static int refuse_planted_link(const char *dir, const char *name, void *arg)
+{
+	const struct link_ctx *c = arg;
+	const char *root = config_writable_root(c->cfg, dir);
+
+	if (!root)
+		return 0;
+	kj_fail(c->err, c->part, 0, "give a path without symlinks the sandbox can write",
+		"%s %s: %s%s%s is a symlink inside %s, which the sandbox can write", c->opt,
+		c->given, dir, dir[1] ? "/" : "", name, root);
+	return 1;
+}
+
+int config_resolve_unplanted(const struct kj_config *cfg, const char *part, const char *opt,
+			     const char *path, bool follow_last, char *out, struct kj_err *err)
+{
+	return conf_resolve(path, follow_last, out, PATH_MAX, refuse_planted_link,
+			    &(struct link_ctx){cfg, part, opt, path, err});
+}
+
+/* Every bind's path as given, once every write grant is known: none may
+ * pass a symlink inside the workspace or a write grant. */
+static int check_planted_binds(const struct kj_config *cfg, struct kj_err *err)
+{
+	char buf[PATH_MAX];
+
+	for (size_t i = 0; i < cfg->nbinds; i++) {
+		const struct kj_bind *b = &cfg->binds[i];
+		int rc;
+		if (!b->given)
+			continue;
+		rc = config_resolve_unplanted(cfg, b->writable ? "rw" : "ro",
+					      b->writable ? "--rw" : "--ro", b->given, true, buf,
+					      err);
+		if (rc > 0)
+			return -EPERM;
+		if (rc < 0)
+			return kj_fail(err, b->writable ? "rw" : "ro", -rc, NULL, "%s", b->given);
+	}
+	return 0;
+}
+
+/* The workspace's .git protections and --protect paths (and
+ * --workspace-ro) are mounts at the workspace's DEST. A write grant that
+ * shows the same files somewhere else would show them without those
+ * mounts: `--rw $PWD:/tmp/alias`, or `--workspace $PWD:/tmp/w --rw ..`,
+ * let a command plant .git/hooks/pre-commit, which the host's next git
+ * commit ran. Overlap is fine only where the grant shows the workspace
+ * exactly at its DEST (the workspace's bind then lies on top). */
+static int check_workspace_aliases(const struct kj_config *cfg, struct kj_err *err)
+{
+	const struct kj_bind *ws = &cfg->workspace;
+	char at[PATH_MAX];
+
+	for (size_t i = 0; i < cfg->nbinds; i++) {
+		const struct kj_bind *b = &cfg->binds[i];
+		const char *place = NULL;
+		if (!b->writable || b->agent)
+			continue;
+		if (path_covers(b->src, ws->src)) {
+			/* The grant holds the workspace: where does it show it?
+			 * (Neither a src nor a DEST is ever "/".) */
+			snprintf(at, sizeof(at), "%s%s", b->dest, ws->src + strlen(b->src));
+			place = strcmp(at, ws->dest) ? at : NULL;
+		} else if (path_covers(ws->src, b->src)) {
+			/* The grant is inside the workspace: where should it be? */
+			snprintf(at, sizeof(at), "%s%s", ws->dest, b->src + strlen(ws->src));
+			place = strcmp(at, b->dest) ? b->dest : NULL;
+		}
+		if (place)
+			return kj_fail(
+				err, "rw", 0,
+				"grant it at its place in the workspace, or a directory that does not overlap the workspace",
+				"--rw %s:%s would show files of the workspace %s writable at %s too, where its .git protection, --protect and --workspace-ro do not reach",
+				b->src, b->dest, ws->src, place);
+	}
+	return 0;
+}
+
+/* 0 if path exists inside root (resolved there, as the mount recipe
+ * will), or below a bind's DEST at the bind's source; else -errno. */
+static int mask_in_root(const struct kj_config *cfg, const char *root, const char *path)
+{
+	const struct kj_bind *b = bind_showing(cfg, path);
+	char src[PATH_MAX];
+	struct stat st;
+	int rfd, fd;
+
+	if (b) {
+		if ((size_t)snprintf(src, sizeof(src), "%s%s", b->src, path + strlen(b->dest)) >=
+		    sizeof(src))
+			return -ENAMETOOLONG;
+		return lstat(src, &st) < 0 ? -errno : 0;
+	}
+	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rfd < 0)
 		return -errno;
 	fd = path_open_in_root(rfd, path, 0);
@@ -248,6 +466,27 @@ static int mask_in_root(const char *root, const char *path)
 		return fd;
 	close(fd);
 	return 0;
+}
+
+/* With the host's root: true (errno set) if the --mask path exists
+ * neither on the host nor as a sandbox path below a bind's DEST. Else the
+ * host file it names, canonical, goes to *host (NULL for a dangling
+ * link): the setup child masks it wherever a bind shows it, and it can
+ * no longer resolve host paths by then (mounts/masks.c). */
+static bool host_mask_missing(const struct kj_config *cfg, const char *path, char **host)
+{
+	char src[PATH_MAX];
+	const char *on_host = path;
+	struct stat st;
+
+	if (lstat(path, &st) < 0) {
+		if (errno != ENOENT || !bind_source_of(cfg, path, src, sizeof(src)) ||
+		    lstat(src, &st) < 0)
+			return true;
+		on_host = src;
+	}
+	*host = realpath(on_host, NULL);
+	return false;
 }
 
 /* Where this caller's sessions live, canonical (so path_covers can compare
@@ -427,6 +666,7 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 	cfg->root = canon;
 
 	find_homes(cfg);
+	find_cred_places(cfg);
 	if ((rc = find_session_dir(cfg, err)))
 		return rc;
 
@@ -459,15 +699,18 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 			return kj_fail(err, "mask", 0, "give an absolute path",
 				       "'%s' is not absolute", cfg->masks[i]);
 		/* Looked up where the sandbox will see it: in --root DIR, not
-		 * on the host (a mask of nothing would be skipped silently). */
-		if (cfg->root[1] == '\0' ? lstat(cfg->masks[i], &st) < 0
-					 : (errno = -mask_in_root(cfg->root, cfg->masks[i])) != 0)
+		 * on the host (a mask of nothing would be skipped silently);
+		 * below a bind's DEST, at the bind's source. */
+		if (cfg->root[1] == '\0'
+			    ? host_mask_missing(cfg, cfg->masks[i], &cfg->mask_hosts[i])
+			    : (errno = -mask_in_root(cfg, cfg->root, cfg->masks[i])) != 0)
 			return kj_fail(err, "mask", errno, "mask a path that exists", "%s",
 				       cfg->masks[i]);
 	}
-	if ((rc = check_no_isolation(cfg, err)) || (rc = check_pids_floor(cfg, err)) ||
-	    (rc = finish_protect(cfg, err)) || (rc = finish_agent(cfg, err)) ||
-	    (rc = proxy_config_check(cfg, err)))
+	if ((rc = check_planted_binds(cfg, err)) || (rc = check_workspace_aliases(cfg, err)) ||
+	    (rc = check_no_isolation(cfg, err)) || (rc = check_pids_floor(cfg, err)) ||
+	    (rc = git_config_protect(cfg, err)) || (rc = finish_protect(cfg, err)) ||
+	    (rc = finish_agent(cfg, err)) || (rc = proxy_config_check(cfg, err)))
 		return rc;
 	/* After the workspace and binds: a policy FILE may not lie in them. */
 	if (!cfg->seccomp_text && (rc = seccomp_choice_finish(cfg, err)))

@@ -15,6 +15,7 @@
 
 #define KJ_MAX_BINDS 32
 #define KJ_MAX_MASKS 64
+#define KJ_MAX_CRED_PLACES 64
 #define KJ_MAX_ENV 64
 #define KJ_MAX_WRITE_GRANTS 16 /* --rw: each one is host data the command can change */
 #define KJ_MAX_PROTECT 16
@@ -54,7 +55,8 @@ struct kj_limits {
  * identity it had when validated, checked again when it is mounted so a
  * path swapped in between is refused. */
 struct kj_bind {
-	char *src;
+	char *src;   /* canonical, once config_finish ran */
+	char *given; /* src as given (then), or NULL */
 	char *dest;
 	bool writable;
 	bool is_dir;
@@ -71,6 +73,7 @@ struct kj_config {
 	struct kj_bind binds[KJ_MAX_BINDS];
 	size_t nbinds;
 	const char *masks[KJ_MAX_MASKS]; /* --mask, absolute */
+	char *mask_hosts[KJ_MAX_MASKS];  /* the host file each names, canonical (or NULL) */
 	size_t nmasks;
 	uint64_t tmp_size;
 
@@ -119,6 +122,12 @@ struct kj_config {
 	/* Homes whose credential stores are masked: the caller's from the
 	 * user database, $HOME when it differs, and --user's home. */
 	const char *homes[3];
+	/* Where credential stores really are when that is not below a home
+	 * as written: one reached through a symlink (~/.ssh -> /data/ssh),
+	 * and those below $XDG_CONFIG_HOME. Canonical; no grant may show
+	 * them. */
+	char *cred_places[KJ_MAX_CRED_PLACES];
+	size_t ncred_places;
 	const char *seccomp_text, *seccomp_source;
 	char **env_file_vars; /* "NAME=VALUE" from --env-file; never printed */
 	size_t nenv_file_vars;
@@ -138,5 +147,21 @@ int config_finish(struct kj_config *cfg, struct kj_err *err);
 /* Is dir equal to path or an ancestor of it, component-wise? Both
  * canonical; false if either is NULL. */
 bool path_covers(const char *dir, const char *path);
+
+/* The host path that path, a sandbox path below a bind's DEST (the
+ * workspace's or a grant's, bound elsewhere than its source), shows:
+ * written to out. False if no such bind covers path, or out is too short. */
+bool bind_source_of(const struct kj_config *cfg, const char *path, char *out, size_t size);
+
+/* The source of the workspace or a --rw grant that holds path, or NULL:
+ * what the sandbox (this run's or an earlier one's) can write. */
+const char *config_writable_root(const struct kj_config *cfg, const char *path);
+
+/* path resolved into out (PATH_MAX bytes), canonical, refusing a symlink
+ * on the way that lies inside the workspace or a --rw grant (an earlier
+ * run could have planted it): 0, 1 (refused: err names part and opt), or
+ * -errno. */
+int config_resolve_unplanted(const struct kj_config *cfg, const char *part, const char *opt,
+			     const char *path, bool follow_last, char *out, struct kj_err *err);
 
 #endif

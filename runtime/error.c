@@ -1,6 +1,9 @@
 #include "error.h"
+#include "runtime/signals.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -63,6 +66,76 @@ int kj_fail(struct kj_err *err, const char *part, int errnum, const char *fix, c
 	return rc;
 }
 
+static void on_write_timer(int sig)
+{
+	(void)sig; /* only to interrupt the write (no SA_RESTART) */
+}
+
+static timer_t write_timer;
+static int write_timer_made; /* 1 made, -1 could not be */
+
+void kj_write_timer_init(void)
+{
+	if (!write_timer_made) {
+		struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL,
+				      .sigev_signo = KJ_SIG_WRITE_TIMER};
+		struct sigaction sa = {.sa_handler = on_write_timer};
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, KJ_SIG_WRITE_TIMER);
+		write_timer_made =
+			sigaction(KJ_SIG_WRITE_TIMER, &sa, NULL) == 0 &&
+					sigprocmask(SIG_UNBLOCK, &set, NULL) == 0 &&
+					timer_create(CLOCK_MONOTONIC, &ev, &write_timer) == 0
+				? 1
+				: -1;
+	}
+}
+
+ssize_t kj_write_bounded(int fd, const void *buf, size_t n, int ms)
+{
+	struct itimerspec on = {.it_value = {.tv_sec = ms / 1000,
+					     .tv_nsec = (long)(ms % 1000) * 1000000L}},
+			  off = {0};
+	ssize_t w;
+	int e;
+
+	kj_write_timer_init();
+	if (write_timer_made < 0)
+		return write(fd, buf, n);
+	(void)timer_settime(write_timer, 0, &on, NULL);
+	w = write(fd, buf, n);
+	e = errno;
+	(void)timer_settime(write_timer, 0, &off, NULL);
+	errno = e;
+	return w;
+}
+
+/* One write, so concurrent writers never interleave inside a line. A
+ * terminal stopped by ^S or a pipe nobody reads gets a second for the
+ * line (non-blocking once stdio_own_stderr made fd 2 kjail's own; else
+ * a bounded write), then it is dropped: kjail ends (on --timeout, on a
+ * signal) whatever its reader does. */
+static void put_line(const char *line, size_t n)
+{
+	int waited_ms = 0;
+
+	while (n && waited_ms < 1000) {
+		ssize_t w = kj_write_bounded(STDERR_FILENO, line, n, 1000 - waited_ms);
+		if (w > 0) {
+			line += w;
+			n -= (size_t)w;
+		} else if (w < 0 && errno == EAGAIN) {
+			struct pollfd p = {.fd = STDERR_FILENO, .events = POLLOUT};
+			(void)poll(&p, 1, 100);
+			waited_ms += 100;
+		} else {
+			return; /* EINTR: the second is up; or a real error */
+		}
+	}
+}
+
 void kj_err_print(const struct kj_err *err)
 {
 	/* One write, so concurrent writers never interleave inside the line;
@@ -74,7 +147,7 @@ void kj_err_print(const struct kj_err *err)
 	n = put_escaped(line, sizeof(line) - 1, n, ": ");
 	n = put_escaped(line, sizeof(line) - 1, n, err->msg);
 	line[n++] = '\n';
-	(void)!write(STDERR_FILENO, line, n);
+	put_line(line, n);
 }
 
 void kj_note(const char *fmt, ...)
@@ -88,7 +161,7 @@ void kj_note(const char *fmt, ...)
 	va_end(ap);
 	n = put_escaped(line, sizeof(line) - 1, n, what);
 	line[n++] = '\n';
-	(void)!write(STDERR_FILENO, line, n);
+	put_line(line, n);
 }
 
 static long long trace_t0 = -1;

@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #define KJ_EXIT_SETUP 125 /* kjail itself failed: bad option, setup failure */
 #define KJ_EXIT_TIMEOUT 124
@@ -29,6 +30,14 @@ int kj_fail(struct kj_err *err, const char *part, int errnum, const char *fix, c
 	__attribute__((format(printf, 5, 6)));
 int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix, const char *fmt,
 	     va_list ap) __attribute__((format(printf, 5, 0)));
+
+/* write(2), but given up after ms when fd takes nothing: -1 and EINTR
+ * (or what it wrote until then). For the caller's own terminal or pipe,
+ * which kjail cannot make non-blocking: a terminal stopped by ^S, a
+ * reader that stopped reading, must not keep kjail from its timeout. */
+ssize_t kj_write_bounded(int fd, const void *buf, size_t n, int ms);
+/* Its timer and signal (KJ_SIG_WRITE_TIMER, then a no-op to kjail). */
+void kj_write_timer_init(void);
 
 /* Print the record as one line on stderr. */
 void kj_err_print(const struct kj_err *err);

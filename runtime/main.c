@@ -52,6 +52,14 @@ static int cmd_exec(int argc, char **argv)
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
 	}
+	/* A session's option: a one-shot run has no idle time to end. */
+	if (settings_origin(&src, "idle-timeout") &&
+	    settings_origin(&src, "idle-timeout")[0] == '-') {
+		kj_fail(&err, "option", 0, "give it to kjail create",
+			"--idle-timeout does nothing for a one-shot kjail exec");
+		kj_err_print(&err);
+		return KJ_EXIT_SETUP;
+	}
 	kj_trace("options parsed");
 	/* The host profile: no namespaces (runtime/launch_host.c). */
 	rc = cfg.isolation == KJ_ISOLATION_NONE ? sandbox_run_host(&cfg, &err)

@@ -325,6 +325,18 @@ static int check_path(const struct kj_rule *r, const struct kj_config *c,
 	return 0;
 }
 
+/* Did a source use opt? A value from the built-in default profile is
+ * kjail's own default, as a value no source set is: `deny limits` (or
+ * pids, memory, net) would otherwise refuse every run, asked or not. A
+ * default.profile file of the admin's or the user's is a use. */
+static bool used(const struct kj_sources *s, const char *opt)
+{
+	static const char builtin_default[] = "built-in default.profile:";
+	const char *o = settings_origin(s, opt);
+
+	return o && strncmp(o, builtin_default, sizeof(builtin_default) - 1);
+}
+
 static int check_deny(const struct kj_rule *r, const struct kj_config *c,
 		      const struct kj_sources *s, struct kj_err *err)
 {
@@ -332,7 +344,7 @@ static int check_deny(const struct kj_rule *r, const struct kj_config *c,
 
 	if (!r->value) {
 		snprintf(what, sizeof(what), "--%s", r->opt);
-		return settings_origin(s, r->opt) ? denied(r, what, from(s, r->opt), err) : 0;
+		return used(s, r->opt) ? denied(r, what, from(s, r->opt), err) : 0;
 	}
 	if (!strcmp(r->opt, "profile"))
 		return check_profile(r, c, s, err);

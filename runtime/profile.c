@@ -322,7 +322,7 @@ static void describe(const char *text, const char *name, size_t nlen, char *out,
 
 static void list_dir(FILE *out, int i)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 300], desc[200];
+	char dir[PATH_MAX], path[PATH_MAX + 300], desc[200], ref[256], lower[MAX_NAME + 1];
 	enum conf_trust trust;
 	struct dirent *d;
 	DIR *dp;
@@ -335,6 +335,12 @@ static void list_dir(FILE *out, int i)
 		struct kj_err err;
 
 		if (len <= strlen(SUFFIX) || strcmp(d->d_name + len - strlen(SUFFIX), SUFFIX))
+			continue;
+		/* Only what --profile can name: "bad name", ".hidden" or
+		 * "MyProf" (names are looked up in lower case) never are. */
+		snprintf(ref, sizeof(ref), "%.*s", (int)(len - strlen(SUFFIX)), d->d_name);
+		if (len - strlen(SUFFIX) > MAX_NAME || check_name(ref, "--profile", lower, &err) ||
+		    strcmp(ref, lower))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
 		if (conf_read("profile", path, trust, &text, &real, &err)) {

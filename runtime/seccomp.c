@@ -68,21 +68,6 @@ static const struct named constants[] = {
 };
 /* clang-format on */
 
-/* Arguments the kernel reads as 32 bits (int or unsigned int) while
- * seccomp sees all 64: a compare must not let upper bits decide. */
-static const struct {
-	const char *syscall;
-	unsigned int arg;
-} int32_args[] = {
-	{"ioctl", 1},  /* unsigned int cmd */
-	{"socket", 0}, /* int family, type, protocol */
-	{"socket", 1},      {"socket", 2},     {"socketpair", 0},
-	{"socketpair", 1},  {"socketpair", 2}, {"prctl", 0}, /* int option */
-	{"personality", 0},                                  /* unsigned int persona */
-	{"clone", 0}, /* flags: the kernel keeps only the lower 32 bits */
-	{NULL, 0},
-};
-
 /* Syscalls newer than the libseccomp we may be built against (2.5.4
  * does not know them). Native numbers; libseccomp's own name wins. */
 static const struct named late_syscalls[] = {
@@ -288,22 +273,20 @@ static int parse_cond(struct policy *p, const char *tok, struct scmp_arg_cmp *c)
 
 /* The kernel reads ioctl's request as 32 bits but seccomp sees all 64:
  * arg1==TIOCSTI is dodged by passing 0x100005412 (CVE-2017-5226 class).
- * The same holds for every int argument (socket's family, prctl's
- * option...). A compare is safe when the upper bits cannot help the
- * caller: a mask within the low 32 bits; == in an allow rule (garbage
- * above matches nothing, so it is refused); != in a deny rule (garbage
- * above is denied too). */
+ * The same holds for every int argument, and most are (socket's family,
+ * prctl's option, kill's signal, setns's nstype, fcntl's command...): a
+ * list of the int ones missed kill's `arg1==10`, dodged with 0x10000000a.
+ * So every argument is held to it. A compare is safe when the upper bits
+ * cannot help the caller: a mask within the low 32 bits; == in an allow
+ * rule (garbage above matches nothing, so it is refused); != in a deny
+ * rule (garbage above is denied too). On an argument that really is 64
+ * bits (a pointer, a size), a low-32-bit mask in a deny rule matches more
+ * than asked: more is refused, never less. */
 static int check_int32_cond(struct policy *p, const char *name, uint32_t act,
 			    const struct scmp_arg_cmp *c)
 {
 	bool allow = act == SCMP_ACT_ALLOW;
-	int i;
 
-	for (i = 0; int32_args[i].syscall; i++)
-		if (!strcmp(int32_args[i].syscall, name) && int32_args[i].arg == c->arg)
-			break;
-	if (!int32_args[i].syscall)
-		return 0;
 	if (c->op == SCMP_CMP_MASKED_EQ && !(c->datum_a >> 32))
 		return 0;
 	if (c->op == SCMP_CMP_NE && c->datum_b == 0xffffffff)
@@ -316,7 +299,7 @@ static int check_int32_cond(struct policy *p, const char *name, uint32_t act,
 			"ioctl request compared on 64 bits: the kernel reads 32, so upper bits would slip past");
 	return bad(
 		p, "write argN&0xffffffff==V or argN&0xffffffff!=V",
-		"%s arg%u is a 32-bit int compared on 64 bits: the kernel ignores the upper half, so upper bits would slip past",
+		"%s arg%u compared on 64 bits: the kernel reads most arguments as 32-bit ints and ignores the upper half, so upper bits would slip past",
 		name, c->arg);
 }
 

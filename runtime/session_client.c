@@ -19,6 +19,7 @@
 #include "runtime/policy.h"
 #include "runtime/session.h"
 #include "runtime/settings.h"
+#include "runtime/signals.h"
 #include "runtime/stdio.h"
 #include "runtime/validate.h"
 
@@ -93,6 +94,7 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 	struct pollfd pfd[3 + 3];
 	int sock, sfd, tfd = -1, status = -1, fds[3];
 	bool killing = false, timed_out = false;
+	const char *give_up = NULL; /* why the rest of the output is dropped */
 	size_t len = 0;
 	sigset_t set;
 
@@ -109,11 +111,9 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 		return KJ_EXIT_SETUP;
 	}
 	stdio_parent_close_child_ends(&io);
+	stdio_own_stderr(); /* the session has the caller's own by now */
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	kj_sigset_from_mask(&set, KJ_SIGS_FORWARDED);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
@@ -139,11 +139,19 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 		}
 		if (status >= 0 && !open_out)
 			break;
+		/* Told to end, or past the timeout, once the command ended: what
+		 * the reader has not taken is dropped, and said. */
+		if (status >= 0 && give_up) {
+			relay_abandon(&io, give_up);
+			break;
+		}
 		/* After the command ended, its output is drained until end of
 		 * file or a moment of silence: a background job it started may
-		 * hold the pipe open for as long as the session lives. */
+		 * hold the pipe open for as long as the session lives. Silence
+		 * is the command's: output a slow reader has not taken yet is
+		 * waited for (it was dropped unsaid). */
 		int ready = poll(pfd, (nfds_t)n, status >= 0 ? 100 : -1);
-		if (ready == 0 && status >= 0)
+		if (ready == 0 && status >= 0 && !relay_pending(&io))
 			break;
 		if (ready < 0 && errno != EINTR)
 			break;
@@ -171,13 +179,19 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 		}
 		if (pfd[1].revents) {
 			struct signalfd_siginfo si;
-			if (read(sfd, &si, sizeof(si)) == sizeof(si) && status < 0)
-				send_signal(sock, (int)si.ssi_signo);
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (status < 0)
+					send_signal(sock, (int)si.ssi_signo);
+				else if (KJ_SIGS_END & KJ_SIGBIT(si.ssi_signo))
+					give_up = kj_told_to_end(si.ssi_signo);
+			}
 		}
 		if (tfd >= 0 && pfd[2].revents) {
 			uint64_t t;
 			(void)!read(tfd, &t, sizeof(t));
-			if (status < 0) {
+			if (status >= 0) {
+				give_up = "when the timeout expired"; /* the status stays */
+			} else {
 				send_signal(sock, killing ? SIGKILL : SIGTERM);
 				timed_out = true;
 				if (!killing)
@@ -199,6 +213,9 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 	}
 	return status;
 }
+
+/* The origin of a value this exec's own flags set. */
+#define FROM_EXEC_FLAGS "the command line (exec -s)"
 
 /* Options a single exec into an existing session may carry; everything
  * else was fixed when the session was created. */
@@ -229,10 +246,18 @@ static int exec_policy(const struct kj_config *cfg, const struct kj_sources *src
 		return kj_fail(err, "policy", ENOMEM, NULL, "allocate");
 	}
 	mine.rules = rules;
-	for (size_t i = 0; i < all.n; i++)
+	for (size_t i = 0; i < all.n; i++) {
+		const struct kj_rule *r = &all.rules[i];
+		const char *o = settings_origin(src, r->opt);
+		/* `deny kill-grace` is about who asks: the session's own
+		 * value was judged at create, and counting it here refused
+		 * every exec into every session. */
+		if (r->kind == RULE_DENY && !r->value && !(o && !strcmp(o, FROM_EXEC_FLAGS)))
+			continue;
 		for (int j = 0; exec_opts[j]; j++)
-			if (!strcmp(all.rules[i].opt, exec_opts[j]))
-				rules[mine.n++] = all.rules[i];
+			if (!strcmp(r->opt, exec_opts[j]))
+				rules[mine.n++] = *r;
+	}
 	rc = policy_enforce(&mine, cfg, src, err);
 	free(rules);
 	policy_free(&all);
@@ -389,9 +414,10 @@ int cmd_session_exec(int argc, char **argv)
 				close(fd);
 		}
 		if (!rc) {
+			/* create always records its kill grace: 0 is "SIGKILL at
+			 * once", as for a one-shot run, not "unset". */
 			cfg.timeout_ms = def.timeout_ms;
-			if (def.kill_grace_ms)
-				cfg.kill_grace_ms = def.kill_grace_ms;
+			cfg.kill_grace_ms = def.kill_grace_ms;
 			cfg.output_limited = def.output_limited;
 			cfg.output_limit = def.output_limit;
 			for (int j = 0; j < 3; j++)
@@ -414,7 +440,17 @@ int cmd_session_exec(int argc, char **argv)
 					k++;
 				continue;
 			}
-			if (rest[k][1] != '-' || !allowed) {
+			/* A typo is an unknown option, as kjail exec says, not
+			 * an option that "does not apply" here. */
+			if (rest[k][1] != '-' || cli_option_lookup(opt, &tv)) {
+				rc = kj_fail(&err, "option", 0, "see kjail exec --help",
+					     "unknown option %.*s",
+					     rest[k][1] != '-' ? (int)strlen(rest[k])
+							       : (int)len + 2,
+					     rest[k]);
+				break;
+			}
+			if (!allowed) {
 				rc = kj_fail(
 					&err, "option", 0,
 					"options that shape the sandbox go to kjail create (or add --create)",
@@ -423,8 +459,14 @@ int cmd_session_exec(int argc, char **argv)
 			}
 			if (cli_option_lookup(opt, &tv) == 0 && tv)
 				value = eq ? eq + 1 : (k + 1 < n ? rest[++k] : NULL);
+			else if (eq) {
+				/* As kjail exec says: a flag takes no value. */
+				rc = kj_fail(&err, "option", 0, "see kjail exec --help",
+					     "--%s takes no value", opt);
+				break;
+			}
 			rc = cli_apply_option(&cfg, opt, value, &err);
-			note_origin(&src, per_exec_name(opt), "the command line (exec -s)");
+			note_origin(&src, per_exec_name(opt), FROM_EXEC_FLAGS);
 		}
 		if (!rc)
 			rc = exec_policy(&cfg, &src, &err);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "mounts/git_after.h"
+#include "net/proxy.h"
 #include "runtime/config_id.h"
 #include "runtime/json_out.h"
 #include "runtime/cgroup.h"
@@ -129,6 +130,12 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 				sandbox_kill(&sb);
 	}
 	(void)waitid(P_PIDFD, (id_t)sb.pidfd, &si, WEXITED);
+	/* The session ran: the proxy ends its connections and writes their
+	 * log lines, as after a one-shot run (its notes go to /dev/null).
+	 * sandbox_release's stop is a failed setup's: a kill, and the
+	 * removal of a --net-log file still empty. */
+	proxy_stop(sb.proxy, true);
+	sb.proxy = NULL;
 	sandbox_release(&sb);
 	/* The session's processes are all gone: a .git/commondir one of them
 	 * made is set aside (quietly: the supervisor has no terminal). */
@@ -203,9 +210,19 @@ static int lock_name(const char *lockpath, bool wait)
  * create take a new one). */
 static int create_failed(const char *name, int lock, const char *lockpath, int rc)
 {
+	char dir[512], *slash;
+
 	session_forget(name);
 	unlink(lockpath);
 	close(lock);
+	/* The state directory too, when empty now (this create made it,
+	 * or every session in it is gone): bad input changes nothing. A
+	 * create racing this one retries (see session_create). */
+	snprintf(dir, sizeof(dir), "%s", lockpath);
+	if ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		(void)rmdir(dir);
+	}
 	return rc;
 }
 
@@ -220,10 +237,18 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 
 	char dir[256];
 
-	if (session_check_name(name, err) || session_dir_create(dir, sizeof(dir), err) ||
-	    session_path(lockpath, sizeof(lockpath), name, "lock", err))
+	if (session_check_name(name, err))
 		return -EINVAL;
-	lock = lock_name(lockpath, true);
+	/* A failed create removes the directory once it is empty: one that
+	 * did so between this mkdir and this lock is made again. */
+	for (int tries = 0;; tries++) {
+		if (session_dir_create(dir, sizeof(dir), err) ||
+		    session_path(lockpath, sizeof(lockpath), name, "lock", err))
+			return -EINVAL;
+		lock = lock_name(lockpath, true);
+		if (lock != -ENOENT || tries == 3)
+			break;
+	}
 	if (lock < 0)
 		return kj_fail(err, "session", -lock, NULL, "lock %s", lockpath);
 	if (session_record_read(name, &rec, err) == 0) {
@@ -277,6 +302,29 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	return 0;
 }
 
+/* Flags of kjail exec that a create cannot honour: refused, not dropped
+ * (`kjail create --cwd src NAME` ran every exec in the workspace). Only
+ * flags: a profile or settings line serves kjail exec as well. */
+static int refuse_exec_only_flags(const struct kj_sources *src, struct kj_err *err)
+{
+	static const struct {
+		const char *opt, *fix;
+	} only[] = {
+		{"cwd", "give --cwd to each kjail exec -s NAME"},
+		{"tty", "an exec into a session never gets a terminal; drop it"},
+		{"no-tty", "an exec into a session never gets a terminal; drop it"},
+		{"stats", "a session has no end to report on; kjail ls shows its memory"},
+	};
+
+	for (size_t i = 0; i < sizeof(only) / sizeof(only[0]); i++) {
+		const char *o = settings_origin(src, only[i].opt);
+		if (o && o[0] == '-')
+			return kj_fail(err, "option", 0, only[i].fix,
+				       "--%s does nothing for kjail create", only[i].opt);
+	}
+	return 0;
+}
+
 int cmd_create(int argc, char **argv)
 {
 	struct kj_config cfg;
@@ -295,6 +343,8 @@ int cmd_create(int argc, char **argv)
 	if (rc == 0 && cfg.argv[1])
 		rc = kj_fail(&err, "option", 0, "usage: kjail create [OPTIONS] NAME",
 			     "unexpected argument '%s'", cfg.argv[1]);
+	if (rc == 0)
+		rc = refuse_exec_only_flags(&src, &err);
 	if (rc == 0 && cfg.isolation == KJ_ISOLATION_NONE)
 		rc = kj_fail(&err, "session", 0, "sessions need the namespaces sandbox",
 			     "the host profile has no sandbox to keep");

@@ -34,6 +34,7 @@
 #include <sys/un.h>
 #include <sys/vfs.h>
 
+#include "runtime/signals.h"
 #include "runtime/error.h"
 #include "runtime/policy.h"
 #include "runtime/session.h"
@@ -390,11 +391,12 @@ static void send_signal(int sock, int sig)
 	(void)SYS3(SYS_sendmsg, sock, &msg, MSG_NOSIGNAL);
 }
 
-/* The command runs: forward SIGINT, SIGTERM and SIGHUP to it, print what
- * init reports, exit with its status. */
+/* The command runs: forward the signals a one-shot run forwards
+ * (runtime/signals.h) to it, print what init reports, exit with its
+ * status. */
 __attribute__((noreturn)) static void wait_exit(int sock, const char *name)
 {
-	uint64_t fwd = 1ULL << (SIGINT - 1) | 1ULL << (SIGTERM - 1) | 1ULL << (SIGHUP - 1);
+	uint64_t fwd = KJ_SIGS_FORWARDED;
 	/* SIGPIPE blocked as the full client ignores it: an error line to a
 	 * closed stderr must not change the exit status. */
 	uint64_t blocked = fwd | 1ULL << (SIGPIPE - 1);

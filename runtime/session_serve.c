@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/signals.h"
 #include "runtime/channel.h"
 #include "runtime/sandbox.h"
 #include "runtime/session.h"
@@ -280,8 +281,13 @@ static void handle_request(struct sandbox *sb, int i)
 			conns[i].pid = pid;
 		break;
 	case SESSION_SIGNAL:
-		if (conns[i].pid > 0 && h.value > 0 && h.value < 65)
+		if (conns[i].pid > 0 && h.value > 0 && h.value < 65) {
 			signal_exec(conns[i].pid, h.value);
+			/* As init does for a one-shot run: a stopped command sees
+			 * SIGTERM (INT, HUP, QUIT) only once it runs again. */
+			if (KJ_SIGS_END & KJ_SIGBIT(h.value))
+				signal_exec(conns[i].pid, SIGCONT);
+		}
 		break;
 	case SESSION_INFO: {
 		struct session_msg_hdr r = {.type = SESSION_REPLY};

@@ -160,6 +160,19 @@ static int apply_layers(struct kj_config *cfg, struct kj_lines layers[L_COUNT], 
 	return 0;
 }
 
+/* --net-hosts decides where allowed names go: configuration like the
+ * rest (config_finish made its path canonical). Without this a run could
+ * rewrite ./hosts and choose where the next run's allowed hosts lead. */
+static int record_net_hosts(const struct kj_config *cfg, struct kj_conf_files *f,
+			    struct kj_err *err)
+{
+	if (!cfg->net_hosts || cfg->net != KJ_NET_PROXY)
+		return 0;
+	if (conf_files_add(f, cfg->net_hosts, conf_shown(cfg->net_hosts), "read (--net-hosts)"))
+		return conf_files_check(f, err);
+	return 0;
+}
+
 /* A file the sandbox can write is the sandbox's to choose: reading it as
  * configuration would let one run loosen the next. */
 static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj_conf_files *f,
@@ -204,6 +217,7 @@ int settings_load(int argc, char **argv, bool need_command, struct kj_config *cf
 	    (rc = apply_layers(cfg, layers, chosen, src, err)))
 		return rc;
 	if ((rc = config_finish(cfg, err)) || (rc = env_file_load(cfg, &src->files, err)) ||
+	    (rc = record_net_hosts(cfg, &src->files, err)) ||
 	    (rc = check_files_out_of_reach(cfg, &src->files, err)))
 		return rc;
 	if ((rc = policy_load(&src->policy, err)) ||

@@ -3,14 +3,64 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
+
+/* The caller's stdout or stderr, where a write can block: a terminal
+ * held by ^S or not read (a stalled ssh), a pipe to a slow reader, a
+ * socket. A blocked write stalled kjail's loop, so --timeout and SIGTERM
+ * never acted (POLLOUT promises a terminal no room, a pipe only
+ * PIPE_BUF). The caller's open file is shared with other processes and
+ * cannot be made non-blocking; kjail opens its own of the same terminal
+ * or pipe (/proc/self/fd), non-blocking, and sends to a socket with
+ * MSG_DONTWAIT. A pty master is never reopened (that would make a new
+ * pty); it, and anything else, keeps the bounded write. */
+static int reopen_nonblocking(int fd)
+{
+	char path[32];
+	struct stat st;
+	int ptn;
+
+	if (fstat(fd, &st) < 0 ||
+	    !(S_ISFIFO(st.st_mode) || (isatty(fd) && ioctl(fd, TIOCGPTN, &ptn) < 0)))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+static void own_destination(struct relay *r)
+{
+	struct stat st;
+	int fd;
+
+	if (fstat(r->to, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		r->to_sock = r->to_own = true;
+		return;
+	}
+	if ((fd = reopen_nonblocking(r->to)) >= 0) {
+		r->to = fd; /* kjail's own open: closed when kjail ends */
+		r->to_own = true;
+	}
+}
+
+void stdio_own_stderr(void)
+{
+	int fd = reopen_nonblocking(STDERR_FILENO);
+
+	kj_write_timer_init();
+	if (fd >= 0 && dup2(fd, STDERR_FILENO) == STDERR_FILENO)
+		close(fd);
+	else if (fd >= 0)
+		close(fd);
+}
 
 static void add_relay(struct stdio_plan *io, int from, int to, const char *name,
 		      const struct kj_config *cfg)
@@ -24,6 +74,8 @@ static void add_relay(struct stdio_plan *io, int from, int to, const char *name,
 	r->open = true;
 	r->capped = name && cfg->output_limited;
 	r->limit = cfg->output_limit;
+	if (name)
+		own_destination(r);
 }
 
 /* The device nodes every sandbox has in /dev (mounts/dev.c). */
@@ -217,15 +269,18 @@ int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err)
 		 * must not block kjail in a write to the master. */
 		io->relays[io->nrelays - 1].to_own = fcntl(master, F_SETFL, O_NONBLOCK) == 0;
 	}
-	/* Everything the terminal shows counts as stdout for --output-limit. */
-	add_relay(io, master, out, "stdout", &capped);
+	/* Everything the terminal shows (stdout and stderr are one stream
+	 * there) counts as "output" for --output-limit. */
+	add_relay(io, master, out, "output", &capped);
 	return 0;
 }
 
 void stdio_restore(struct stdio_plan *io)
 {
 	if (io->raw) {
-		(void)tcsetattr(io->term_fd, TCSADRAIN, &io->saved);
+		/* TCSANOW: TCSADRAIN waited (forever, with the signals
+		 * blocked) for a terminal stopped by ^S to drain. */
+		(void)tcsetattr(io->term_fd, TCSANOW, &io->saved);
 		io->raw = false;
 	}
 }
@@ -284,39 +339,83 @@ static void relay_finish_input(struct relay *r)
 	r->open = false;
 }
 
+/* Counts relay writes: which relay wrote last to a file (relay_end_line). */
+static uint64_t relay_writes;
+
+/* The destination's reader is gone (EPIPE, a hang-up): an output relay
+ * ends and closes its source, so the command meets EPIPE/SIGPIPE as it
+ * would writing there itself (`kjail exec ... | head -1`). */
+static void relay_reader_gone(struct relay *r)
+{
+	r->off = r->len = 0;
+	r->open = false;
+	close(r->from);
+	r->from = -1;
+}
+
+/* A destination that fails otherwise (ENOSPC, EIO, EFBIG) is said once,
+ * and the rest of the stream is read and discarded: the command wrote
+ * to kjail's pipe, so it cannot be shown the error itself. */
+static void relay_write_failed(struct relay *r, int e)
+{
+	kj_note("%s: write failed: %s (the rest of %s is discarded)", r->name, strerror(e),
+		r->name);
+	r->off = r->len = 0;
+	r->failed = true;
+}
+
 /* Write what the destination takes now. One that is the caller's own
  * (its stdout: a pipe to a slow reader, say) cannot be made non-blocking
  * (the open file is shared with other processes), so after POLLOUT it
  * gets at most what a pipe is sure to take without blocking; a regular
- * file takes it all. A reader that is gone (EPIPE) ends the relay and
- * closes its source, so the command meets EPIPE/SIGPIPE as it would
- * writing there itself (`kjail exec ... | head -1`). */
+ * file takes it all. */
 static void relay_write(struct relay *r)
 {
 	size_t n = r->len - r->off;
 	struct stat st;
 	ssize_t w;
 
-	if (!r->to_own && n > PIPE_BUF && !(fstat(r->to, &st) == 0 && S_ISREG(st.st_mode)))
+	bool bounded = !r->to_own && !(fstat(r->to, &st) == 0 && S_ISREG(st.st_mode));
+
+	if (bounded && n > PIPE_BUF)
 		n = PIPE_BUF;
-	w = write(r->to, r->buf + r->off, n);
+	/* Not kjail's own (a terminal of another user's it could not open
+	 * again): a write it takes nothing of is cut short, and retried at
+	 * the next POLLOUT, so the loop goes on. */
+	w = r->to_sock ? send(r->to, r->buf + r->off, n, MSG_DONTWAIT | MSG_NOSIGNAL)
+	    : bounded  ? kj_write_bounded(r->to, r->buf + r->off, n, 100)
+		       : write(r->to, r->buf + r->off, n);
 	if (w < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
+	if (w <= 0 && r->name && (w == 0 || errno != EPIPE)) {
+		relay_write_failed(r, w < 0 ? errno : EIO);
+		return;
+	}
 	if (w <= 0) {
-		r->off = r->len = 0;
-		r->open = false;
 		if (r->name) {
-			close(r->from);
-			r->from = -1;
+			relay_reader_gone(r);
 		} else {
+			r->off = r->len = 0;
+			r->open = false;
 			close(r->to);
 		}
 		return;
 	}
 	r->last = r->buf[r->off + (size_t)w - 1];
+	r->wrote = ++relay_writes;
 	r->off += (size_t)w;
 	if (r->off == r->len)
 		r->off = r->len = 0;
+}
+
+/* A capped relay past its limit writes nothing, so no EPIPE tells it
+ * that its reader left: poll does (POLLERR or POLLHUP, asked or not), and
+ * the command gets SIGPIPE as it would without the cap. */
+static bool relay_destination_gone(const struct relay *r)
+{
+	struct pollfd p = {.fd = r->to, .events = 0};
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
 }
 
 void relay_poll(const struct relay *r, bool want, struct pollfd *p)
@@ -338,11 +437,12 @@ void relay_service(struct relay *r, short revents)
 		return;
 	if (r->off < r->len) {
 		if (!(revents & POLLOUT) && (revents & (POLLHUP | POLLERR))) {
-			r->off = r->len = 0; /* the destination is gone */
-			r->open = false;
+			/* the destination is gone */
 			if (r->name) {
-				close(r->from);
-				r->from = -1;
+				relay_reader_gone(r);
+			} else {
+				r->off = r->len = 0;
+				r->open = false;
 			}
 			return;
 		}
@@ -364,12 +464,18 @@ void relay_service(struct relay *r, short revents)
 			relay_finish_input(r);
 		return;
 	}
+	if (r->failed)
+		return; /* discarded: its destination failed */
 	keep = (size_t)n;
 	if (r->capped) {
 		uint64_t room = r->limit > r->passed ? r->limit - r->passed : 0;
 		if (keep > room)
 			keep = (size_t)room;
 		r->dropped += (uint64_t)n - keep;
+	}
+	if (keep == 0 && relay_destination_gone(r)) {
+		relay_reader_gone(r);
+		return;
 	}
 	r->passed += keep;
 	r->off = 0;
@@ -378,12 +484,126 @@ void relay_service(struct relay *r, short revents)
 		relay_write(r); /* non-blocking: at once */
 }
 
-void relay_report(const struct stdio_plan *io)
+bool relay_pending(const struct stdio_plan *io)
 {
+	for (int i = 0; i < io->nrelays; i++)
+		if (io->relays[i].name && io->relays[i].off < io->relays[i].len)
+			return true;
+	return false;
+}
+
+/* Give the destination what it takes now, without waiting; of the
+ * source, at most what it held at the start (a process kjail no longer
+ * waits for may still write). */
+static void relay_flush_now(struct relay *r)
+{
+	int queued = 0;
+	uint64_t end;
+
+	if (r->open && ioctl(r->from, FIONREAD, &queued) < 0)
+		queued = 0;
+	end = r->passed + r->dropped + (uint64_t)queued;
+	for (;;) {
+		struct pollfd p;
+
+		relay_poll(r, true, &p);
+		if (p.fd < 0 || r->failed || (p.fd == r->from && r->passed + r->dropped >= end))
+			return;
+		if (poll(&p, 1, 0) != 1)
+			return;
+		relay_service(r, p.revents);
+	}
+}
+
+/* What is still buffered or queued in the source counts as dropped:
+ * read, it would have gone over the cap or to the reader. */
+static void relay_give_up(struct relay *r)
+{
+	uint64_t pending = r->len - r->off;
+	uint64_t room = r->limit > r->passed ? r->limit - r->passed : 0;
+	int queued = 0;
+
+	if (r->open && ioctl(r->from, FIONREAD, &queued) < 0)
+		queued = 0;
+	if (r->capped && (uint64_t)queued > room) {
+		r->dropped += (uint64_t)queued - room;
+		queued = (int)room;
+	}
+	r->passed -= pending; /* counted when read, never delivered */
+	r->abandoned += pending + (uint64_t)queued;
+	r->off = r->len = 0;
+	r->open = false;
+}
+
+void relay_abandon(struct stdio_plan *io, const char *when)
+{
+	io->abandoned_when = when;
+	for (int i = 0; i < io->nrelays; i++) {
+		struct relay *r = &io->relays[i];
+		if (!r->name || r->failed)
+			continue; /* input, or discarded already */
+		relay_flush_now(r);
+		relay_give_up(r);
+	}
+}
+
+/* The relay whose write to stderr's file came last, if that write ended
+ * no line; -1 if none. */
+static int relay_line_open(const struct stdio_plan *io)
+{
+	struct stat err, st;
+	int latest = -1;
+
+	if (fstat(STDERR_FILENO, &err) < 0)
+		return -1;
 	for (int i = 0; i < io->nrelays; i++) {
 		const struct relay *r = &io->relays[i];
-		if (r->name && r->capped && r->dropped)
-			kj_note("%s truncated after %llu bytes (%llu bytes dropped)", r->name,
-				(unsigned long long)r->passed, (unsigned long long)r->dropped);
+		if (r->name && r->wrote && fstat(r->to, &st) == 0 && st.st_dev == err.st_dev &&
+		    st.st_ino == err.st_ino && (latest < 0 || r->wrote > io->relays[latest].wrote))
+			latest = i;
+	}
+	return latest >= 0 && io->relays[latest].last != '\n' ? latest : -1;
+}
+
+void relay_end_line(struct stdio_plan *io)
+{
+	int i = relay_line_open(io);
+
+	if (i < 0)
+		return;
+	(void)!write(STDERR_FILENO, "\n", 1);
+	io->relays[i].last = '\n';
+}
+
+/* One "kjail: stdout truncated after N bytes (M bytes dropped...)" line. */
+static void relay_note(const struct stdio_plan *io, const struct relay *r)
+{
+	const char *when = io->abandoned_when ? io->abandoned_when : "at the end";
+	uint64_t dropped = r->dropped + r->abandoned;
+	char why[160] = "";
+
+	if (r->abandoned && r->dropped)
+		snprintf(why, sizeof(why), ", %llu of them not taken by the reader %s",
+			 (unsigned long long)r->abandoned, when);
+	else if (r->abandoned)
+		snprintf(why, sizeof(why), ": not taken by the reader %s", when);
+	kj_note("%s truncated after %llu bytes (%llu %s dropped%s)", r->name,
+		(unsigned long long)r->passed, (unsigned long long)dropped,
+		dropped == 1 ? "byte" : "bytes", why);
+}
+
+void relay_report(const struct stdio_plan *io)
+{
+	bool first = true;
+
+	for (int i = 0; i < io->nrelays; i++) {
+		const struct relay *r = &io->relays[i];
+
+		if (!r->name || !((r->capped && r->dropped) || r->abandoned))
+			continue;
+		if (first && relay_line_open(io) >= 0)
+			(void)!write(STDERR_FILENO, "\n", 1); /* the note starts a line */
+		first = false;
+		relay_note(io, r);
 	}
 }

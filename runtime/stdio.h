@@ -19,13 +19,17 @@
 
 struct relay {
 	int from, to;     /* parent-side fds */
-	const char *name; /* "stdout", "stderr"; NULL for input */
+	const char *name; /* "stdout", "stderr", "output" (a pty); NULL: input */
 	bool capped, open, to_pty;
-	bool to_own; /* to is kjail's own (O_NONBLOCK set) */
-	char *buf;   /* read, not yet written: buf[off..len) */
+	bool to_own;  /* to never blocks: kjail's own (O_NONBLOCK set), or a socket */
+	bool to_sock; /* ... written with MSG_DONTWAIT */
+	char *buf;    /* read, not yet written: buf[off..len) */
 	size_t off, len;
-	char last; /* the last byte written (input to a pty) */
+	char last;      /* the last byte written */
+	uint64_t wrote; /* when it was written (a count of relay writes) */
+	bool failed;    /* a write error (not EPIPE): the rest is discarded */
 	uint64_t limit, passed, dropped;
+	uint64_t abandoned; /* output given up: the reader took no more */
 };
 
 struct stdio_plan {
@@ -40,6 +44,7 @@ struct stdio_plan {
 	struct termios saved;
 	bool limited; /* --output-limit, for the pty's relay too */
 	uint64_t limit;
+	const char *abandoned_when; /* "when the timeout expired"... */
 };
 
 /* Is fd an inode of the caller's (a file, a named FIFO, a device other
@@ -77,6 +82,21 @@ int stdio_child_install(const struct stdio_plan *io, int slave);
  * relay_service moves data once when p had events. */
 void relay_poll(const struct relay *r, bool want, struct pollfd *p);
 void relay_service(struct relay *r, short revents);
+/* COMMAND has ended and kjail waits no longer (a signal, the timeout):
+ * output relays pass on what their destination takes without waiting,
+ * and the rest counts as dropped ("when" says why, in relay_report). */
+void relay_abandon(struct stdio_plan *io, const char *when);
+
+/* kjail's own fd 2, where its notes go, made an open of its own of the
+ * same terminal or pipe, non-blocking (after the sandbox got the
+ * caller's): a note then never blocks kjail (runtime/error.c). */
+void stdio_own_stderr(void);
+
+/* Does output wait in a relay for its destination (a slow reader)? */
+bool relay_pending(const struct stdio_plan *io);
+/* Before a note of kjail's: a newline on stderr if the command's last
+ * relayed byte there ended no line, so the note starts a line. */
+void relay_end_line(struct stdio_plan *io);
 /* "kjail: stdout truncated after N bytes (M bytes dropped)" lines. */
 void relay_report(const struct stdio_plan *io);
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "runtime/sandbox.h"
+#include "runtime/signals.h"
 #include "runtime/validate.h"
 
 enum { P_CHILD, P_SIGNAL, P_TIMER, P_RELAY };
@@ -31,14 +32,25 @@ static void tell_init(struct sandbox *sb, char target, int sig)
 	(void)!write(sb->ctl[1], msg, sizeof(msg));
 }
 
+/* runtime/signals.h's, and SIGWINCH (the terminal's size, for the pty). */
 static void forwarded_signals(sigset_t *set)
 {
-	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
-	sigaddset(set, SIGQUIT);
+	kj_sigset_from_mask(set, KJ_SIGS_FORWARDED);
 	sigaddset(set, SIGWINCH);
+}
+
+#define TIMEOUT_WHEN "when the timeout expired"
+
+static void on_signal(struct sandbox *sb, bool exited, uint32_t sig, const char **give_up)
+{
+	if (sig == SIGWINCH) {
+		stdio_resize(&sb->io);
+		return;
+	}
+	if (!exited)
+		tell_init(sb, INIT_TO_COMMAND, (int)sig);
+	if (sig < 65 && (KJ_SIGS_END & KJ_SIGBIT(sig)))
+		*give_up = kj_told_to_end(sig);
 }
 
 void supervise_block_signals(void)
@@ -56,11 +68,13 @@ int supervise(struct sandbox *sb)
 	sigset_t set;
 	siginfo_t si = {0};
 	bool exited = false, killing = false;
+	const char *give_up = NULL; /* why the rest of the output is dropped */
 	int sfd, tfd = -1, rc;
 
 	forwarded_signals(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN); /* a closed reader must not kill kjail */
+	stdio_own_stderr();       /* the sandbox has the caller's own by now */
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (cfg->timeout_ms) {
 		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
@@ -83,6 +97,12 @@ int supervise(struct sandbox *sb)
 		}
 		if (exited && !relays_open)
 			break;
+		/* Told to end, or the timeout expired (or killed the
+		 * sandbox): what the reader does not take at once is dropped. */
+		if (exited && (give_up || sb->timed_out)) {
+			relay_abandon(&sb->io, give_up ? give_up : TIMEOUT_WHEN);
+			break;
+		}
 		if (poll(pfd, (nfds_t)P_RELAY + (nfds_t)sb->io.nrelays, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -95,22 +115,20 @@ int supervise(struct sandbox *sb)
 		}
 		if (pfd[P_SIGNAL].revents) {
 			struct signalfd_siginfo ssi;
-			if (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi) && !exited) {
-				if (ssi.ssi_signo == SIGWINCH)
-					stdio_resize(&sb->io);
-				else
-					tell_init(sb, INIT_TO_COMMAND, (int)ssi.ssi_signo);
-			}
+			if (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi))
+				on_signal(sb, exited, ssi.ssi_signo, &give_up);
 		}
 		if (tfd >= 0 && pfd[P_TIMER].revents) {
 			uint64_t ticks;
 			(void)!read(tfd, &ticks, sizeof(ticks));
-			if (!exited && !killing) {
+			if (exited) {
+				give_up = TIMEOUT_WHEN; /* COMMAND's own status stays */
+			} else if (!killing) {
 				/* Phase 1: every process in the sandbox gets SIGTERM. */
 				sb->timed_out = killing = true;
 				tell_init(sb, INIT_TO_ALL, SIGTERM);
 				arm(tfd, cfg->kill_grace_ms);
-			} else if (!exited) {
+			} else {
 				/* Phase 2: SIGKILL to init takes the pid namespace
 				 * down, daemonized grandchildren included. */
 				(void)syscall(SYS_pidfd_send_signal, sb->pidfd, SIGKILL, NULL, 0);
@@ -127,6 +145,7 @@ int supervise(struct sandbox *sb)
 		char d[32];
 		format_duration(cfg->timeout_ms, d, sizeof(d));
 		stdio_restore(&sb->io);
+		relay_end_line(&sb->io);
 		kj_note("timed out after %s and was killed", d);
 		return KJ_EXIT_TIMEOUT;
 	}

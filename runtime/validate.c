@@ -48,8 +48,8 @@ int parse_size(const char *opt, const char *s, uint64_t *out, struct kj_err *err
 				goto bad;
 		}
 		if (v > UINT64_MAX / mul)
-			return kj_fail(err, "option", ERANGE, "the largest size is 16E", "--%s %s",
-				       opt, s);
+			return kj_fail(err, "option", ERANGE, "the largest size is 16777215T",
+				       "--%s %s", opt, s);
 		*out = v * mul;
 		return 0;
 	}

@@ -87,7 +87,9 @@ kj() {
 		# shellcheck disable=SC2086
 		set -- exec $KJ_EXEC_ARGS "$@"
 	fi
-	as_caller "$KJAIL" "$@" >"$o" 2>"$e" </dev/null
+	# KJ_KILL_AFTER=SECONDS: a kjail that hangs is killed (137), so a
+	# test of a hang fails instead of stalling the suite.
+	as_caller ${KJ_KILL_AFTER:+timeout -s KILL "$KJ_KILL_AFTER"} "$KJAIL" "$@" >"$o" 2>"$e" </dev/null
 	rc=$?
 	out=$(cat "$o")
 	err=$(cat "$e")
@@ -132,8 +134,15 @@ like() { # got regex name
 		_report 0 "$3"
 	else
 		_report 1 "$3" "got:      $1
-expected to match: $2"
+expected to match: $2$(_context "$1")"
 	fi
+}
+
+# _context GOT: the last kj run's status and stderr, when GOT is not that
+# stderr itself (a failed match on $out says why the run printed nothing).
+_context() {
+	[ "$1" != "${err-}" ] || return 0
+	printf '\nrc:       %s\nstderr:   %s' "${rc-}" "${err-}"
 }
 
 unlike() { # got regex name

@@ -54,7 +54,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	posix_spawn_file_actions_init(&fa);
+	/* All three on /dev/null, as hyperfine -N does: a stdio that is the
+	 * caller's regular file (make bench > log 2>&1) is relayed by kjail
+	 * (runtime/stdio.c), which is not what a start-up figure is about. */
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	for (int i = 0; i < n; i++) {
 		char *s = strdup(argv[2 + i]);
 		int k = 0;

@@ -51,6 +51,9 @@ trap 'kill $SRV 2>/dev/null; rm -rf "$WS"' EXIT
 for _ in $(seq 100); do [ -s port ] && break; sleep 0.05; done
 PORT=$(cat port)
 echo "127.0.0.1 bench.test" >hosts
+# The sandboxes run in a workspace of their own: a --net-hosts file in
+# the workspace, which the sandbox can write, is refused.
+mkdir "$WS/ws" && cd "$WS/ws"
 PROXY="--net proxy --net-hosts $WS/hosts --allow-host bench.test:$PORT --allow-host 127.0.0.1:$PORT"
 
 echo "machine: $(uname -sr), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d)"

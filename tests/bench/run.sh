@@ -52,6 +52,18 @@ cc -O2 -static-pie -pthread -o "$WS/floor" "$HERE/floor.c"
 		printf "interleaved, medians of %d rounds: kjail %.2f, bwrap %.2f, unshare %.2f, true %.2f ms\n", '"$RUNS"', m[1], m[2], m[3], m[4]
 		printf "kjail / bwrap   = %.2f, kjail / unshare = %.2f (interleaved)\n", m[1] / m[2], m[1] / m[3]
 		printf "floor %.2f ms (/ bwrap %.2f, / unshare %.2f); with #7 %.2f ms (/ bwrap %.2f, / unshare %.2f)\n", m[5], m[5] / m[2], m[5] / m[3], m[6], m[6] / m[2], m[6] / m[3] }' "$WS/inter"
+# Where the first half-millisecond of every process goes here: starting a
+# program that exits at once, without libc and as a static glibc binary
+# (kjail is one; bwrap, unshare and /bin/true pay the same in ld.so), and
+# the cpuid instructions glibc's start-up runs (tests/bench/startup.c).
+if [ "$(uname -m)" = x86_64 ]; then
+	cc -O2 -static-pie -o "$WS/startup" "$HERE/startup.c"
+	cc -O2 -nostdlib -static -DNO_LIBC -o "$WS/startup-nolibc" "$HERE/startup.c"
+	n=$("$WS/startup" count "$WS/startup" true | cut -d' ' -f2)
+	"$WS/interleave" "$RUNS" "$WS/startup-nolibc" "$WS/startup true" >"$WS/inter-start" &&
+		awk -F'\t' -v cpuid="$("$WS/startup" cpuid)" -v n="$n" '{m[NR] = $2} END {
+			printf "process start: %.2f ms without libc, %.2f ms static glibc; glibc runs %d cpuid there, %.1f us each (%.2f ms)\n", m[1], m[2], n, cpuid / 1000, n * cpuid / 1e6 }' "$WS/inter-start"
+fi
 printf 'kjail peak RSS: %s KiB (GNU time: kjail and the processes it reaped)\n' \
 	"$(/usr/bin/time -f %M "$KJAIL" exec --quiet $limits -- /bin/true 2>&1 >/dev/null | tail -1)"
 printf '/bin/true peak RSS: %s KiB\n' "$(/usr/bin/time -f %M /bin/true 2>&1 | tail -1)"

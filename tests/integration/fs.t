@@ -201,6 +201,13 @@ like "$out" "^rootfs" root_option_uses_rootfs
 unlike "$out" "passwd|hostname" root_option_hides_host_files
 is "$(printf '%s\n' "$out" | grep -c 'Read-only file system')" 2 root_option_readonly_with_submounts
 like "$out" "/tmp/work$" root_option_workspace_at_dest
+# A --mask below a bind's DEST is found at the bind's source, with --root
+# as without (it was looked for in DIR only, and refused).
+echo SECRET > "$WS/rootsecret"
+chmod a+r "$WS/rootsecret"
+kj exec --root "$R" --workspace "$WS:/tmp/work" --mask /tmp/work/rootsecret -- /bin/sh -c 'cat /tmp/work/rootsecret; echo end'
+is "$rc:$out" "0:end" root_option_mask_below_workspace_dest
+rm -f "$WS/rootsecret"
 WS2=$(mktemp -d /var/tmp/kjail-ws.XXXXXX)
 chmod 777 "$WS2"
 kj exec --root "$R" --workspace "$WS2" -- /bin/true
@@ -211,5 +218,18 @@ umount "$R/data"
 rm -rf "$R"
 kj exec --root /nonexistent -- true
 expect_rc root_option_missing_dir_refused 125
+
+# The sandbox's devpts holds at most 64 ptys: every devpts instance but
+# the host's draws on one pool (kernel.pty.max), which one sandbox could
+# otherwise empty for every other sandbox and container.
+kj exec -- python3 -c 'import os
+n = 0
+fds = []
+try:
+    for _ in range(100):
+        fds.append(os.open("/dev/pts/ptmx", os.O_RDWR | os.O_NOCTTY)); n += 1
+except OSError as e:
+    print(n, e.errno)'
+is "$out" "64 28" devpts_holds_at_most_64_ptys
 
 done_testing

@@ -52,6 +52,91 @@ ok index_v4_nested_config_set_aside test ! -e "$WS/sub/.git/config"
 host_git -C "$WS" status
 ok host_git_status_runs_nothing_with_index_v4 test ! -e "$T/PWNED3"
 
+# A commondir in a nested repository or a submodule's git directory sends
+# host git to a git directory of the command's (config, hooks and all).
+M=$T/markers
+mkdir -p "$M" && chmod 1777 "$M"
+MKEVIL='mkevil() { mkdir -p "$1/hooks" && cp -r "$2/objects" "$2/refs" "$2/HEAD" "$1/" && printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"echo PWNED >%s; false\"\n" "$3" >"$1/config"; }'
+kj exec -- sh -c "$MKEVIL; mkevil evil sub/.git $M/nested_cd && echo ../../evil >sub/.git/commondir && echo planted"
+is "$rc:$out" "0:planted" nested_repository_commondir_can_be_written_inside
+like "$err" "kjail: git: the command changed $WS/sub/\.git/commondir \(host git would use it when it enters that repository\); renamed to commondir\.kjail-refused" \
+	nested_repository_commondir_set_aside_and_said
+host_git -C "$WS" status
+ok host_git_status_follows_no_planted_commondir_of_nested_repository test ! -e "$M/nested_cd"
+kj exec -- sh -c "$MKEVIL; mkevil evil2 .git/modules/lib $M/module_cd && echo ../../../evil2 >.git/modules/lib/commondir && printf '[core]\n\tfsmonitor = \"echo PWNED >$M/module_wt; false\"\n' >.git/modules/lib/config.worktree && echo planted"
+is "$rc:$out" "0:planted" submodule_commondir_can_be_written_inside
+ok submodule_commondir_and_config_worktree_set_aside \
+	test -e "$WS/.git/modules/lib/commondir.kjail-refused" -a ! -e "$WS/.git/modules/lib/commondir" \
+	-a -e "$WS/.git/modules/lib/config.worktree.kjail-refused" -a ! -e "$WS/.git/modules/lib/config.worktree"
+host_git -C "$WS" status
+ok host_git_status_follows_no_planted_commondir_of_submodule test ! -e "$M/module_cd"
+
+# A gitlink made to lead elsewhere: a .git file naming a directory of the
+# command's, a symlinked .git, an existing submodule's .git rewritten, a
+# directory whose files are older than the run (the workspace's own, not
+# written during the run): all of its config and hooks set aside,
+# whatever their times. One out of the sandbox's reach is left alone.
+ADD='git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),'
+kj exec -- sh -c "$MKEVIL; mkevil evil3 .git $M/gitfile && mkdir sub3 && echo 'gitdir: ../evil3' >sub3/.git && ${ADD}sub3 && echo planted"
+is "$rc:$out" "0:planted" gitfile_to_command_dir_can_be_made_inside
+like "$err" "kjail: git: the command made a submodule lead to $WS/evil3 \(host git would use its config when it enters that submodule\); renamed to config\.kjail-refused" \
+	gitfile_to_command_dir_config_set_aside_and_said
+ok gitfile_to_command_dir_hooks_set_aside test -d "$WS/evil3/hooks.kjail-refused" -a ! -e "$WS/evil3/hooks"
+host_git -C "$WS" status
+ok host_git_status_follows_no_gitfile_to_command_dir test ! -e "$M/gitfile"
+
+kj exec -- sh -c "$MKEVIL; mkevil evil4 .git $M/symlink && mkdir sub4 && ln -s ../evil4 sub4/.git && ${ADD}sub4 && echo planted"
+is "$rc:$out" "0:planted" symlinked_dotgit_can_be_made_inside
+like "$err" "kjail: git: the command made a submodule lead to $WS/evil4 \(host git would use its config" \
+	symlinked_dotgit_target_config_set_aside_and_said
+host_git -C "$WS" status
+ok host_git_status_follows_no_symlinked_dotgit test ! -e "$M/symlink"
+
+bash -c "$MKEVIL; mkevil '$WS/old5' '$WS/.git' '$M/oldfiles'" && chown -R "$KJ_UID:$KJ_GID" "$WS/old5"
+sleep 0.1 # the files are older than the run, beyond the clock's tick
+kj exec -- sh -c "mkdir sub5 && echo 'gitdir: ../old5' >sub5/.git && ${ADD}sub5 && echo planted"
+is "$rc:$out" "0:planted" gitfile_to_older_dir_can_be_made_inside
+ok gitfile_to_older_dir_config_set_aside test -e "$WS/old5/config.kjail-refused" -a ! -e "$WS/old5/config"
+host_git -C "$WS" status
+ok host_git_status_follows_no_gitfile_to_older_dir test ! -e "$M/oldfiles"
+
+kj exec -- sh -c "$MKEVIL; mkevil evil6 .git $M/rewritten && echo 'gitdir: ../evil6' >lib/.git && echo planted"
+is "$rc:$out" "0:planted" existing_submodule_gitfile_can_be_rewritten_inside
+like "$err" "kjail: git: the command made a submodule lead to $WS/evil6 \(host git would use its config" \
+	existing_submodule_rewritten_target_config_set_aside_and_said
+host_git -C "$WS" status
+ok host_git_status_follows_no_rewritten_submodule_gitfile test ! -e "$M/rewritten"
+echo 'gitdir: ../.git/modules/lib' >"$WS/lib/.git"
+
+git init -q "$T/outside7"
+chown -R "$KJ_UID:$KJ_GID" "$T/outside7"
+kj exec -- sh -c "mkdir sub7 && echo 'gitdir: $T/outside7/.git' >sub7/.git && ${ADD}sub7 && echo planted"
+is "$rc:$out:$err" "0:planted:" gitlink_out_of_reach_not_said
+ok gitlink_out_of_reach_left_alone test -e "$T/outside7/.git/config" -a -d "$T/outside7/.git/hooks"
+
+# A gitlink that leads to the repository's own git directory: its config
+# and hooks were read-only during the run, and stay where they are.
+kj exec -- sh -c "mkdir sub9 && echo 'gitdir: ../.git' >sub9/.git && ${ADD}sub9 && echo planted"
+is "$rc:$out:$err" "0:planted:" gitlink_to_own_git_dir_not_said
+ok gitlink_to_own_git_dir_config_kept test -e "$WS/.git/config" -a -d "$WS/.git/hooks"
+
+# Hundreds of gitlinks ahead of the one that matters: every one is still
+# checked (a limit used to end the walk silently at 256).
+kj exec -- sh -c "$MKEVIL; mkevil evil8 .git $M/many && H=\$(git rev-parse HEAD) && mkevil tmpl8 .git $M/tmpl && for i in \$(seq 100 400); do mkdir m\$i && echo 'gitdir: ../tmpl8' >m\$i/.git && printf '160000 %s\tm%s\n' \$H \$i; done | git update-index --index-info && mkdir zz8 && echo 'gitdir: ../evil8' >zz8/.git && ${ADD}zz8 && echo planted"
+is "$rc:$out" "0:planted" many_gitlinks_can_be_made_inside
+ok last_of_many_gitlinks_config_set_aside test -e "$WS/evil8/config.kjail-refused" -a ! -e "$WS/evil8/config"
+host_git -C "$WS" status
+ok host_git_status_runs_nothing_behind_many_gitlinks test ! -e "$M/many"
+
+# An index the command replaced with a FIFO: kjail neither hangs on it
+# after the run nor skips the check.
+mv "$WS/.git/index" "$T/index.saved"
+KJ_KILL_AFTER=60 kj exec -- sh -c 'mkfifo .git/index && echo planted'
+like "$rc:$out:$err" "^125:planted:kjail: git: cannot read $WS/\.git/index for the submodules" \
+	fifo_index_fails_closed_without_hanging
+rm -f "$WS/.git/index"
+mv "$T/index.saved" "$WS/.git/index"
+
 # An index kjail cannot read is kjail's failure (125), not a skipped check.
 printf 'DIRC\0\0\0\011garbage' >"$WS/.git/index"
 chown "$KJ_UID:$KJ_GID" "$WS/.git/index"

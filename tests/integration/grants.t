@@ -69,11 +69,38 @@ refused rw_kjail_config_refused "^kjail: rw: $KJ_HOME/.config/kjail is inside th
 	--rw "$KJ_HOME/.config/kjail"
 kj exec --ro "$KJ_HOME/.config/other" -- true
 is "$rc" 0 ro_other_home_subdirectory_allowed
+# A credential store reached through a symlink is refused where it
+# really is (only its name below the home was compared: ~/.aws as a link
+# to a vault made `--ro VAULT` show the keys), and so are the stores below
+# $XDG_CONFIG_HOME, where masks.c masks them.
+mkdir -p "$T/vault/aws" "$T/xdg/gh"
+echo key > "$T/vault/aws/credentials"
+ln -sfn "$T/vault/aws" "$KJ_HOME/.aws"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$T/vault" "$T/xdg" && chown -h "$KJ_USER" "$KJ_HOME/.aws"
+refused ro_parent_of_symlinked_credential_store_refused \
+	"^kjail: ro: $T/vault contains the credential store $T/vault/aws" --ro "$T/vault:/tmp/v"
+refused ro_target_of_symlinked_credential_store_refused \
+	"^kjail: ro: $T/vault/aws is inside the credential store $T/vault/aws" --ro "$T/vault/aws:/tmp/v"
+rm -f "$KJ_HOME/.aws"
+kj exec --ro "$T/vault:/tmp/v" -- true
+is "$rc" 0 ro_vault_allowed_once_no_store_links_there
+export XDG_CONFIG_HOME=$T/xdg
+refused ro_xdg_config_home_with_credential_store_refused \
+	"^kjail: ro: $T/xdg contains the credential store $T/xdg/gh" --ro "$T/xdg:/tmp/x"
+refused ro_xdg_credential_store_refused \
+	"^kjail: ro: $T/xdg/gh is inside the credential store $T/xdg/gh" --ro "$T/xdg/gh:/tmp/x"
+unset XDG_CONFIG_HOME
 touch "$T/data/file"
 [ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/data/file"
 refused rw_file_refused "^kjail: rw: $T/data/file: Not a directory \(write grants are directories" --rw "$T/data/file"
 kj exec --ro "$T/data/file:/tmp/file" -- cat /tmp/file
 is "$rc" 0 ro_file_allowed
+# A file onto a directory, or a directory onto a file: said so (it was
+# move_mount's "attach /etc: Invalid argument").
+refused ro_file_onto_directory_refused \
+	"^kjail: ro: $T/data/file is a file, and /etc/default there is a directory" --ro "$T/data/file:/etc/default"
+refused ro_directory_onto_file_refused \
+	"^kjail: ro: $T/data2 is a directory, and /etc/hostname there is a file" --ro "$T/data2:/etc/hostname"
 # A grant above the workspace or another grant does not cover them: the
 # deeper bind stays what it was asked to be, whatever the flag order.
 kj exec --ro "$T" -- sh -c "echo w >$WS/below-ro && echo ws-writable; touch $T/beside 2>/dev/null || echo parent-ro"
@@ -232,5 +259,75 @@ if command -v git >/dev/null; then
 else
 	skip worktree_common_hooks_read_only "git is not installed"
 fi
+
+# ------------------------------------------- grants that alias the workspace
+# The workspace's protections (.git/hooks and .git/config read-only,
+# --protect, --workspace-ro) are mounts at its DEST. A write grant showing
+# the same files elsewhere would show them bare: with `--rw $PWD:/tmp/a` a
+# command planted .git/hooks/pre-commit, and the host's next git commit
+# ran it.
+P=$T/parent
+mkdir -p "$P/repo/.git/hooks" "$P/repo/sub"
+touch "$P/repo/.git/config"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$P"
+refused rw_workspace_at_second_place_refused \
+	"^kjail: rw: --rw $P/repo:/tmp/alias would show files of the workspace $P/repo writable at /tmp/alias too" \
+	--workspace "$P/repo" --rw "$P/repo:/tmp/alias"
+refused rw_parent_of_moved_workspace_refused \
+	"^kjail: rw: --rw $P:$P would show files of the workspace $P/repo writable at $P/repo too" \
+	--workspace "$P/repo:/tmp/moved" --rw "$P"
+refused rw_workspace_part_elsewhere_refused \
+	"^kjail: rw: --rw $P/repo/sub:/tmp/sub would show files of the workspace $P/repo writable at /tmp/sub too" \
+	--workspace "$P/repo" --rw "$P/repo/sub:/tmp/sub"
+ok rw_alias_refusals_planted_no_hook test ! -e "$P/repo/.git/hooks/pre-commit"
+# Where the grant shows the workspace at its own place, the workspace's
+# bind (and its protection) lies on top: allowed, and still protected.
+kj exec --workspace "$P/repo" --rw "$P" -- sh -c "
+	(echo evil > $P/repo/.git/hooks/pre-commit) 2>&1; echo x > $P/beside && echo parent-writable"
+like "$out" "pre-commit: Read-only file system" rw_parent_at_workspace_place_keeps_hooks_read_only
+like "$out" "parent-writable" rw_parent_at_workspace_place_is_writable
+kj exec --workspace "$P/repo" --rw "$P/repo/sub" -- sh -c "echo y > $P/repo/sub/y && echo sub-writable"
+is "$rc:$out" "0:sub-writable" rw_workspace_part_at_its_place_allowed
+
+# ------------------------------------------------ symlinks a run could plant
+# Run 1 replaces ./cache with a link to ~/bin; run 2's `--rw ./cache`
+# must not then write ~/bin.
+mkdir -p "$T/target"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/target"
+ln -sfn "$T/target" "$WS/cache"
+refused rw_through_symlink_in_workspace_refused \
+	"^kjail: rw: --rw \./cache: $WS/cache is a symlink inside $WS, which the sandbox can write" \
+	--rw ./cache
+refused ro_through_symlink_in_workspace_refused \
+	"^kjail: ro: --ro \./cache: $WS/cache is a symlink inside $WS, which the sandbox can write" \
+	--ro ./cache:/tmp/cache
+ln -sfn "$T/target" "$T/data/link"
+refused ro_through_symlink_in_rw_grant_refused \
+	"^kjail: ro: --ro $T/data/link: $T/data/link is a symlink inside $T/data, which the sandbox can write" \
+	--ro "$T/data/link:/tmp/l" --rw "$T/data:/tmp/d"
+rm -f "$WS/cache" "$T/data/link"
+ln -sfn "$T/target" "$T/outside-link"
+kj exec --rw "$T/outside-link" -- sh -c "touch $T/target/made && echo made"
+is "$rc:$out" "0:made" rw_through_symlink_outside_writable_places_allowed
+rm -f "$T/outside-link"
+
+# ------------------------------------------------- mount points on the host
+# A missing DEST is made only on kjail's own /tmp and /run: in the
+# workspace or a --rw grant it would be left on the host (also when the
+# run then fails).
+refused mount_point_in_workspace_refused \
+	"^kjail: ro: create mount point $WS/newdir/deep: it would be made on the host, in the workspace or a --rw grant" \
+	--ro "$T/data2:$WS/newdir/deep"
+ok mount_point_in_workspace_left_nothing test ! -e "$WS/newdir"
+refused mount_point_in_rw_grant_refused \
+	"^kjail: ro: create mount point /tmp/g/sub: it would be made on the host" \
+	--rw "$T/data:/tmp/g" --ro "$T/data2:/tmp/g/sub"
+ok mount_point_in_rw_grant_left_nothing test ! -e "$T/data/sub"
+# The second DEST fails at mount time (the read-only root), after the
+# first, shallower one was attached.
+kj exec --ro "$T/data2:$WS/madelater" --ro "$T/data2:/usr/share/kjail-nope/a/b/c/d/e/f" -- true
+is "$rc:$(test -e "$WS/madelater" && echo left)" "125:" failed_run_made_no_mount_point_on_host
+kj exec --ro "$T/data2:/tmp/made/deep" --ro "$T/data2:/run/made" -- sh -c 'test -d /tmp/made/deep && test -d /run/made && echo made'
+is "$rc:$out" "0:made" mount_points_made_on_kjails_own_tmp_and_run
 
 done_testing

@@ -66,9 +66,11 @@ kjail: cgroup: --pids 256 not enforced: pids is bound to cgroup v1 (hybrid hiera
 	# /proc/self/mountinfo (0.1 ms here) to find it. Only a caller whose
 	# top cgroup is not theirs reads it, for the cgroup the mount shows
 	# at its top. (cgroup.controllers shows that strace saw the search.)
+	# kjail itself, not its setup child: that one reads its copy of the
+	# mount table for the host's procfs mounts (mounts/pseudofs.c).
 	if [ "$KJ_AS" = root ]; then
 		rm -f "$T/strace.out"
-		strace -f -qq -e trace=openat,openat2 -o "$T/strace.out" \
+		strace -qq -e trace=openat,openat2 -o "$T/strace.out" \
 			"$KJAIL" exec --limits best-effort --quiet -- true </dev/null >/dev/null 2>&1
 		seen=$(grep -c 'cgroup\.controllers' "$T/strace.out" 2>/dev/null)
 		read_mi=$(grep -c 'mountinfo' "$T/strace.out" 2>/dev/null)

@@ -43,12 +43,16 @@ unset KJ_HOME
 # file really lies in /var/tmp, in sight through the read-only root.
 mkdir -p "$V" && chmod 755 "$V"
 ln -s "$V" "$T/lnk"
-python3 -c '
+# listen_on PATH...: unix sockets listening (for 60 s), connectable by anyone.
+listen_on() {
+	exec python3 -c '
 import socket, sys, os, time
 ss = []
 for p in sys.argv[1:]:
     s = socket.socket(socket.AF_UNIX); s.bind(p); os.chmod(p, 0o777); s.listen(8); ss.append(s)
-time.sleep(60)' "$T/lnk/link.sock" "$T/../..$V/dot.sock" &
+time.sleep(60)' "$@"
+}
+listen_on "$T/lnk/link.sock" "$T/../..$V/dot.sock" &
 LPID=$!
 for _ in $(seq 50); do [ -S "$V/link.sock" ] && [ -S "$V/dot.sock" ] && break; sleep 0.1; done
 connect='import socket,sys
@@ -69,6 +73,43 @@ is "$out" "connected" ro_grant_still_exposes_resolved_socket
 kill "$LPID" 2>/dev/null
 wait "$LPID" 2>/dev/null
 
+# A socket whose name holds a newline: /proc/net/unix prints the name raw
+# (split over two lines, it was never masked); sock_diag gives it whole.
+# And one inside a --root directory, at its place below the root.
+NL="$V/new
+line.sock"
+R=$V/root
+mkdir -p "$R/usr" "$R/proc" "$R/dev" "$R/tmp" "$R/run" "$R/sys" "$R/srv"
+for l in bin lib lib64 sbin; do ln -s "usr/$l" "$R/$l"; done
+mount --bind /usr "$R/usr"
+listen_on "$NL" "$R/srv/app.sock" &
+LPID=$!
+for _ in $(seq 50); do [ -S "$NL" ] && [ -S "$R/srv/app.sock" ] && break; sleep 0.1; done
+out=$(as_caller python3 -c "$connect" "$NL")
+is "$out" "connected" host_socket_with_newline_reachable_on_host
+# Only sock_diag names it whole: a kernel without unix_diag (kjail then
+# reads /proc/net/unix, README "Host unix sockets") cannot pass this.
+diag_ok=$(python3 -c '
+import socket, struct
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 4)
+req = struct.pack("=BBHIIIII", 1, 0, 0, 0xffffffff, 0, 1, 0xffffffff, 0xffffffff)
+s.send(struct.pack("=IHHII", 16 + len(req), 20, 0x301, 1, 0) + req)
+d = s.recv(65536)
+print("no" if struct.unpack_from("=H", d, 4)[0] == 2 else "yes")' 2>/dev/null)
+if [ "$diag_ok" = yes ]; then
+	kj exec -- python3 -c "$connect" "$NL"
+	like "$out" "refused" host_socket_with_newline_in_name_masked
+else
+	skip host_socket_with_newline_in_name_masked "this kernel has no unix_diag (sock_diag for AF_UNIX)"
+fi
+kj exec --root "$R" --workspace "$WS:/tmp/ws" -- python3 -c "$connect" /srv/app.sock
+like "$out" "refused" host_socket_inside_root_dir_masked
+kj exec --root "$R" --workspace "$WS:/tmp/ws" --ro "$R/srv:/srv" -- python3 -c "$connect" /srv/app.sock
+is "$out" "connected" host_socket_inside_root_dir_granted_stays
+kill "$LPID" 2>/dev/null
+wait "$LPID" 2>/dev/null
+umount "$R/usr"
+
 # The /dev nodes and the /dev/null of file masks are the host's own
 # inodes, bound read-only: writes reach the device, metadata changes do
 # not reach the host (a root caller's command could chmod the host's
@@ -81,5 +122,55 @@ if [ "$KJ_AS" = root ]; then
 else
 	is "$(printf '%s\n' "$out" | grep -Ec 'Read-only file system|Operation not permitted')" 3 dev_node_metadata_refused_for_user
 fi
+
+# A procfs (or sysfs) the host mounted outside /proc and /sys, as for a
+# chroot (sbuild, mock): the host's processes were all listed through it.
+mkdir -p "$V/chroot/proc" "$V/chroot/sys"
+chmod -R a+rX "$V/chroot"
+mount -t proc proc "$V/chroot/proc" && mount -t sysfs sysfs "$V/chroot/sys"
+pids_on_host=$(ls "$V/chroot/proc" | grep -c '^[0-9]')
+ok host_side_chroot_proc_lists_host_pids test "$pids_on_host" -gt 5
+kj exec -- sh -c "ls $V/chroot/proc 2>/dev/null | grep -c '^[0-9]'; ls $V/chroot/sys 2>/dev/null | wc -l"
+is "$out" "0
+0" host_proc_and_sysfs_mounted_elsewhere_hidden
+kj exec --ro "$V/chroot:/tmp/c" -- sh -c "ls /tmp/c/proc 2>/dev/null | grep -c '^[0-9]'; ls /tmp/c/proc/1 2>/dev/null | wc -l"
+is "$out" "0
+0" host_proc_mounted_elsewhere_hidden_below_a_grant
+umount "$V/chroot/proc" "$V/chroot/sys"
+
+# A --mask hides the file wherever a bind shows it: named by its host
+# path while the workspace (or a grant) is bound elsewhere, or by the
+# sandbox path below that DEST. Before, only the path given was masked.
+mkdir -p "$WS/maskme" "$V/g"
+echo SECRET-ws > "$WS/maskme/s.txt"
+echo SECRET-grant > "$V/g/f"
+echo SECRET-root > "$V/r"
+chmod -R a+rX "$V"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$WS/maskme"
+kj exec --workspace "$WS:/tmp/w" --mask "$WS/maskme/s.txt" -- sh -c 'cat /tmp/w/maskme/s.txt; echo end'
+is "$rc:$out" "0:end" mask_by_host_path_covers_remapped_workspace
+kj exec --workspace "$WS:/tmp/w" --mask /tmp/w/maskme/s.txt -- sh -c 'cat /tmp/w/maskme/s.txt; echo end'
+is "$rc:$out" "0:end" mask_by_sandbox_path_below_workspace_dest
+kj exec --ro "$V/g:/tmp/pp" --mask "$V/g/f" -- sh -c "cat /tmp/pp/f $V/g/f; echo end"
+is "$rc:$out" "0:end" mask_by_host_path_covers_grant_dest
+kj exec --ro "$V:/tmp/pp" --mask /tmp/pp/r -- sh -c "cat /tmp/pp/r $V/r; echo end"
+is "$rc:$out" "0:end" mask_by_dest_path_also_masks_host_path_through_root
+kj exec --ro "$V:/tmp/pp" --mask /tmp/pp/absent -- true
+is "$rc" 125 mask_below_dest_of_nothing_refused
+kj exec --ro "$V:/tmp/pp" -- cat /tmp/pp/r
+is "$out" "SECRET-root" unmasked_grant_still_readable
+# Nested DESTs: the path is shown by the deepest bind that covers it (here
+# the workspace, on top of the grant), and that bind's file is masked, not
+# a decoy at the same place in the grant below.
+# (The workspace lies under /var/tmp, so the read-only root shows it at
+# its host path too.)
+mkdir -p "$V/o/ws" "$V/w2"
+echo DECOY > "$V/o/ws/s.txt"
+echo SECRET-nested > "$V/w2/s.txt"
+chmod -R a+rX "$V/o" "$V/w2"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$V/w2"
+kj exec --workspace "$V/w2:/tmp/a/ws" --ro "$V/o:/tmp/a" --mask /tmp/a/ws/s.txt -- sh -c "cat /tmp/a/ws/s.txt $V/w2/s.txt; echo end"
+is "$rc:$out" "0:end" mask_below_nested_dests_hides_the_deepest_binds_file
+rm -rf "$V/o" "$V/w2"
 
 done_testing

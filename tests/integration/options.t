@@ -62,6 +62,19 @@ refused flag_given_a_value_refused '^kjail: option: --tty takes no value' \
 mkdir -p "$T/emptyroot"
 refused mask_missing_in_root_refused '^kjail: mask: /nonexist/x: No such file or directory \(mask a path that exists\)$' \
 	exec --root "$T/emptyroot" --mask /nonexist/x -- "${run_marker[@]}"
+refused empty_root_refused '^kjail: option: --root: empty path \(give a root filesystem directory\)$' \
+	exec --root '' -- "${run_marker[@]}"
+# A path value a later one replaces is checked too.
+refused replaced_missing_root_refused '^kjail: option: --root /nonexistent \(replaced by a later --root\): No such file or directory \(fix or drop the earlier value; a later one does not excuse it\)$' \
+	exec --root /nonexistent --root / -- "${run_marker[@]}"
+refused replaced_missing_workspace_refused '^kjail: option: --workspace /nonexistent \(replaced by a later --workspace\): No such file' \
+	exec --workspace /nonexistent --workspace "$WS" -- "${run_marker[@]}"
+refused replaced_missing_env_file_refused '^kjail: option: --env-file /nonexistent \(replaced by a later --env-file\): No such file' \
+	exec --env-file /nonexistent --env-file /dev/null -- "${run_marker[@]}"
+refused idle_timeout_on_one_shot_refused '^kjail: option: --idle-timeout does nothing for a one-shot kjail exec \(give it to kjail create\)$' \
+	exec --idle-timeout 5m -- "${run_marker[@]}"
+refused size_overflow_names_largest_size '^kjail: option: --memory 99999999T: Numerical result out of range \(the largest size is 16777215T\)$' \
+	exec --memory 99999999T -- "${run_marker[@]}"
 refused empty_cwd_refused '^kjail: option: --cwd: empty path \(give a directory inside the sandbox\)$' \
 	exec --cwd '' -- "${run_marker[@]}"
 # --isolation none reads --cwd as the sandbox does: absolute, or relative
@@ -158,7 +171,7 @@ refused workspace_root_refused '^kjail: workspace: .*(whole host root|cannot bin
 
 touch "$WS/plainfile"
 chown "$KJ_UID" "$WS/plainfile"
-refused workspace_regular_file_refused '^kjail: workspace: .*plainfile: Not a directory' \
+refused workspace_regular_file_refused '^kjail: workspace: .*plainfile: Not a directory \(give a project directory\)' \
 	exec --workspace "$WS/plainfile" -- "${run_marker[@]}"
 
 # The caller's home (from the user database) holds its credential stores.

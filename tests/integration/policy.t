@@ -156,6 +156,26 @@ sys_policy 'deny setenv LD_PRELOAD' 'deny env-file'
 put "$T/vault" "$KJ_OWNER" 0600 'A=b'
 denied deny_option_against_any_use "--env-file \(from --env-file\) is denied by /etc/kjail/policy:2: deny env-file" \
 	exec "${BE[@]}" --env-file "$T/vault" -- touch "$RAN"
+# A value from the built-in default profile is nobody's use of the option:
+# `deny limits` (net, pids, memory) refuses who asks, not every run.
+sys_policy 'deny limits' 'deny net'
+# shellcheck disable=SC2086
+allowed deny_option_allows_built_in_default_values exec $NOLIM --quiet -- touch "$RAN"
+# shellcheck disable=SC2086
+allowed deny_option_allows_built_in_default_through_agent exec $NOLIM --quiet --profile agent -- touch "$RAN"
+denied deny_limits_against_flag "^kjail: policy: --limits \(from --limits\) is denied by /etc/kjail/policy:1: deny limits" \
+	exec --quiet --limits best-effort -- touch "$RAN"
+denied deny_net_against_flag_of_default_value "^kjail: policy: --net \(from --net\) is denied by /etc/kjail/policy:2: deny net" \
+	exec --quiet --net none -- touch "$RAN"
+# (the default limits may not be enforceable here: what matters is that
+# the policy does not refuse them)
+sys_policy 'deny pids' 'deny memory'
+kje exec --quiet -- true
+unlike "$err" "policy" deny_pids_and_memory_allow_built_in_default_values
+sys_profile default 'pids 256'
+denied deny_pids_against_a_default_profile_file "^kjail: policy: --pids \(from /etc/kjail/profiles/default.profile:1\) is denied by /etc/kjail/policy:1" \
+	exec --quiet -- touch "$RAN"
+rm -f "$ETC_UP/kjail/profiles/default.profile"
 
 # ------------------------------------------ deny seccomp default, landlock off
 sys_policy 'deny seccomp default' 'deny landlock off'
@@ -225,5 +245,21 @@ like "$out" "^info +policy +/etc/kjail/policy: read: deny net host; max memory 2
 reset_config
 kje doctor --limits best-effort
 like "$out" "^info +policy +/etc/kjail/policy: absent" doctor_says_no_policy
+
+# An exec into a session: `deny kill-grace` refuses an exec that asks,
+# not every exec (the session's own value was judged when it was made).
+session_test_setup
+S=kjpol-$$
+trap 'as_caller "$KJAIL" rm "$S" >/dev/null 2>&1; _cleanup' EXIT
+sys_policy 'deny kill-grace' 'deny timeout'
+# shellcheck disable=SC2086
+kje create $CREATE_ARGS --quiet "$S"
+is "$rc:$err" "0:" session_created_under_deny_option
+kje exec -s "$S" -- true
+is "$rc:$err" "0:" deny_option_allows_exec_with_session_defaults
+kje exec -s "$S" --kill-grace 1s -- true
+like "$rc:$err" "^125:kjail: policy: --kill-grace \(from the command line \(exec -s\)\) is denied by /etc/kjail/policy:1: deny kill-grace" deny_option_refuses_exec_flag
+kje rm "$S"
+reset_config
 
 done_testing

@@ -101,6 +101,10 @@ is "$rc:$out:$err" "0:done:" timeout_2m_does_not_fire_early
 kj exec --timeout 1h -- sh -c 'echo done; exit 5'
 is "$rc:$out:$err" "5:done:" timeout_1h_keeps_command_status
 
+# 0 is no timeout, as when none is given (--help and the README say so).
+kj exec --timeout 0 -- sh -c 'sleep 1; echo done'
+is "$rc:$out:$err" "0:done:" timeout_0_is_no_timeout
+
 t0=$(now_ms)
 kj exec --timeout 1s --kill-grace 1s -- sh -c 'trap "" TERM; sleep 100'
 t=$(($(now_ms) - t0))
@@ -152,9 +156,11 @@ for stream in stdout stderr; do
 		is "$(stat -c %s "$T/lim.out")" 0 output_limit_stderr_leaves_stdout_empty
 		is "$(head -c 200000 "$T/lim.err" | tr -d '\0' | wc -c)" 0 \
 			output_limit_stderr_captures_first_200000_bytes
-		# After the command's 200000 bytes comes only kjail's note.
+		# After the command's 200000 bytes comes only kjail's note, on
+		# a line of its own (the zeros ended none).
 		is "$(tail -c +200001 "$T/lim.err")" \
-			"kjail: stderr truncated after 200000 bytes (49800009 bytes dropped)" \
+			"
+kjail: stderr truncated after 200000 bytes (49800009 bytes dropped)" \
 			output_limit_stderr_captures_exactly_200000_bytes_and_reports
 	fi
 done
@@ -163,7 +169,8 @@ as_caller "${KX[@]}" --output-limit 200000 -- \
 	sh -c 'head -c 50000000 /dev/zero; head -c 50000000 /dev/zero >&2' \
 	>"$T/lim.out" 2>"$T/lim.err" </dev/null
 is "$(stat -c %s "$T/lim.out"):$(head -c 200000 "$T/lim.err" | tr -d '\0' | wc -c):$(tail -c +200001 "$T/lim.err")" \
-	"200000:0:kjail: stdout truncated after 200000 bytes (49800000 bytes dropped)
+	"200000:0:
+kjail: stdout truncated after 200000 bytes (49800000 bytes dropped)
 kjail: stderr truncated after 200000 bytes (49800000 bytes dropped)" \
 	output_limit_caps_both_streams_independently
 
@@ -247,7 +254,11 @@ ok kill9_of_kjail_kills_daemonized_grandchild wait_marker_gone "$m-daemon" 2
 
 # The signal is sent a moment after COMMAND is ready, so these prove the
 # forwarding itself; the race test below covers the first instant.
-for sig in INT TERM HUP; do
+# USR1, USR2 and ALRM too: by default each killed kjail alone (138, 140,
+# 142), leaving COMMAND running and a caller's terminal in raw mode; so
+# did PWR, VTALRM, PROF, IO and the real-time signals (but RTMAX, 64, the
+# one kjail keeps for itself).
+for sig in INT TERM HUP QUIT USR1 USR2 ALRM PWR VTALRM PROF IO RTMIN+5 RTMAX-1; do
 	rm -f "$WS/ready" "$WS/got"
 	start_kj "$T/s.out" "$T/s.err" -- sh -c \
 		"trap 'echo $sig > got; exit 7' $sig; touch ready; while :; do sleep 0.1; done"

@@ -21,6 +21,16 @@ like "$out" "^site +/etc/kjail/profiles/site.profile" profile_list_shows_system_
 like "$out" "^mine +~/.config/kjail/profiles/mine.profile: my own" profile_list_shows_user_profile_and_description
 like "$out" "^loose +~/.config/kjail/profiles/loose.profile \(refused: .*writable by group or others" profile_list_marks_insecure_profile_refused
 reset_config
+# Only files --profile can name are listed: names are looked up in lower
+# case, and are letters, digits, '-', '_' and '.' (not first).
+user_profile MyProf 'quiet'
+user_profile 'bad name' 'quiet'
+user_profile .hidden 'quiet'
+user_profile ok.name-1 'quiet'
+kje profile list
+unlike "$out" "MyProf|bad name|hidden" profile_list_skips_names_no_profile_can_have
+like "$out" "^ok.name-1 +~/.config/kjail/profiles/ok.name-1.profile" profile_list_shows_valid_dotted_name
+reset_config
 
 kje profile show agent
 is "$rc" 0 profile_show_agent_succeeds

@@ -33,6 +33,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
     def do_GET(self):
+        if not self.path.startswith("/"):  # not origin-form: the proxy got it wrong
+            return self.reply(b"bad request target " + self.path.encode() + b"\n")
         if self.path.startswith("/bytes/"):  # N bytes of a pattern, for bulk transfers
             return self.reply(pattern(int(self.path[7:])))
         self.reply(b"hello from " + self.headers.get("Host", "-").encode() + b"\n")
@@ -182,7 +184,7 @@ like "$out" "^unreachable (101|13)$" direct_connection_to_remote_finds_no_route
 
 kj exec "${P[@]}" --allow-host "rebind.test:$HTTP" -- curl -sS -o /dev/null -w '%{http_code}' "http://rebind.test:$HTTP/"
 is "$out" 403 allowed_name_resolving_to_loopback_refused
-like "$(tail -1 "$LOG")" "rebind.test resolves to 127.0.0.1, a loopback address" rebinding_refusal_names_the_address
+like "$(tail -1 "$LOG")" "rebind.test resolves to 127.0.0.1 \\(loopback address\\)" rebinding_refusal_names_the_address
 
 kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "GET http://127.0.0.2:$HTTP/ HTTP/1.1\r\nHost: 127.0.0.2:$HTTP\r\n\r\n"
 like "$out" "^HTTP/1.1 403.*IP address; addresses are refused unless allowed as such" ip_literal_refused
@@ -210,10 +212,28 @@ kj exec "${P[@]}" --deny-host '*.example.test' --allow-host "xn--bcher-kva.examp
 is "$out" "xn--bcher-kva.example.test=403 a.xn--p1ai.example.test=403 " \
 	deny_wildcard_covers_punycode_names
 
+# A URL with a query and no path: "http://h?q" asks for "/?q" (it was
+# forwarded as "GET ?q", which servers refuse).
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "GET http://web.test:$HTTP?q=1 HTTP/1.1\r\n\r\n"
+like "$out" "hello from web.test:$HTTP" query_without_path_forwarded_in_origin_form
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "CONNECT web.test..:$HTTP HTTP/1.1\r\n\r\n"
+like "$out" "^HTTP/1.1 403.*empty label in host name" host_with_two_trailing_dots_refused
+
 kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "CONNECT web.test%2e:$HTTP HTTP/1.1\r\n\r\n"
 like "$out" "^HTTP/1.1 403.*percent-encoded host name" percent_encoded_host_refused
 kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "GET http://web.test:$HTTP/ HTTP/1.1\r\nHost: evil.test\r\n\r\n"
 like "$out" "^HTTP/1.1 400.*Host header names another host" host_header_must_match_url
+# Refused before the target was decided, and still logged with the host
+# asked for (it said host=- port=0).
+like "$(tail -n 1 "$LOG")" "proto=http host=web.test port=$HTTP decision=refuse .*reason=\"the Host header names another host than the URL\"" \
+	fronting_refusal_logged_with_the_url_host
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "GET / HTTP/1.1\r\nHost: web.test:$HTTP\r\nHost: evil.test\r\n\r\n"
+like "$out $(tail -n 1 "$LOG")" "^HTTP/1.1 400.* proto=http host=web.test port=$HTTP decision=refuse .*more than one Host header" \
+	two_host_headers_refused_and_logged_with_the_first
+# A tab in the request line: a server splitting on any white space reads
+# other words than the proxy did.
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "GET http://web.test:$HTTP/\tx HTTP/1.1\r\n\r\n"
+like "$out" "^HTTP/1.1 400.*white space or a control byte in the request line" tab_in_request_line_refused
 
 kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -sS --socks5-hostname 127.0.0.1:3128 http://evil.test/ 2>&1"
 # SOCKS5 reply 2: "connection not allowed by ruleset".
@@ -444,6 +464,33 @@ like "$(cat "$LOG")" "proto=connect host=web.test port=$FULL decision=allow rule
 # The old wait: 0.5 s of COMMAND, then 2 s for the connect.
 ok proxy_does_not_wait_for_a_connect_when_sandbox_ends test "$ms" -lt $((2300 + KJ_TIME_SLACK_MS))
 
+# A session's proxy ends as gracefully when the session stops: its open
+# connections get their lines, and a --net-log file it made stays, even
+# empty (it was killed at once, as after a failed setup: lines lost, the
+# empty file removed).
+saved_exec_args=$KJ_EXEC_ARGS
+session_test_setup
+S=kjproxy$$
+rm -f "$LOG"
+kj create $CREATE_ARGS "${P[@]}" --allow-host "web.test:$FULL" --allow-host "127.0.0.1:$FULL" "$S"
+is "$rc:$err" "0:" proxy_session_created
+kj exec -s "$S" -- sh -c "python3 -c \"import socket, time
+s = socket.create_connection(('127.0.0.1', 3128), timeout=10)
+s.sendall(b'CONNECT web.test:$FULL HTTP/1.1\\r\\n\\r\\n'); time.sleep(30)\" >/dev/null 2>&1 &
+sleep 0.5"
+kj stop "$S"
+settles 5 grep -q "sandbox ended while connecting" "$LOG"
+like "$(cat "$LOG" 2>/dev/null)" "proto=connect host=web.test port=$FULL decision=allow .*reason=\"sandbox ended while connecting\"" \
+	session_connecting_connection_logged_at_stop
+kj rm "$S"
+mkdir -p "$T/sessdir"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/sessdir"
+kj create $CREATE_ARGS --net proxy --net-log "$T/sessdir/session-empty.log" "$S-e"
+kj stop "$S-e"
+kj rm "$S-e"
+ok session_net_log_file_it_made_stays_at_stop test -f "$T/sessdir/session-empty.log"
+KJ_EXEC_ARGS=$saved_exec_args
+
 # A setup failure inside the new namespaces (a mount point on the
 # read-only root): exit 125 at once, no proxy left behind.
 start=$(date +%s)
@@ -499,5 +546,46 @@ chmod 0644 "$T/hosts"
 printf 'not-an-ip web.test\n' >"$T/badhosts"
 kj exec --net proxy --net-hosts "$T/badhosts" -- true
 like "$rc $err" "^125 kjail: net: --net-hosts .*badhosts:1: 'not-an-ip' is not an IP address" malformed_hosts_file_refused
+
+# Nothing the sandbox can write is read as configuration: a hosts file in
+# the workspace (run 1 rewrites ./hosts, run 2 connects where run 1 chose)
+# or a --rw grant is refused as an --env-file there is, and so is one
+# reached through a symlink the sandbox could have planted.
+cp "$T/hosts" "$WS/hosts"
+mkdir -p "$T/grant"
+cp "$T/hosts" "$T/grant/hosts"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/hosts" "$T/grant" "$T/grant/hosts"
+kj exec --net proxy --allow-host example.test --net-hosts ./hosts -- true
+like "$rc $err" "^125 kjail: settings: $WS/hosts is inside the workspace $WS, which the sandbox can write" hosts_file_in_workspace_refused
+kj exec --net proxy --rw "$T/grant" --net-hosts "$T/grant/hosts" -- true
+like "$rc $err" "^125 kjail: settings: $T/grant/hosts is inside --rw $T/grant, which the sandbox can write" hosts_file_in_write_grant_refused
+ln -s "$T/hosts" "$WS/hostlink"
+kj exec --net proxy --net-hosts ./hostlink -- true
+like "$rc $err" "^125 kjail: net: --net-hosts ./hostlink: $WS/hostlink is a symlink inside $WS, which the sandbox can write" hosts_file_through_planted_link_refused
+rm -f "$WS/hosts" "$WS/hostlink"
+
+# A directory of the workspace that run 1 replaced with a symlink does not
+# choose where run 2 creates its log.
+mkdir -p "$T/x/target"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/x/target"
+ln -s "$T/x/target" "$WS/logs"
+kj exec --net proxy --net-log ./logs/net.log -- true
+like "$rc $err" "^125 kjail: net: --net-log ./logs/net.log: $WS/logs is a symlink inside $WS, which the sandbox can write" net_log_through_planted_link_refused
+ok net_log_through_planted_link_creates_nothing test ! -e "$T/x/target/net.log"
+rm -f "$WS/logs"
+# A link outside what the sandbox can write is the caller's own, and kept.
+mkdir -p "$WS/realdir"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/realdir"
+ln -s "$WS/realdir" "$T/outlink"
+kj exec --net proxy --net-log "$T/outlink/net.log" -- true
+is "$rc $err" "0 " net_log_through_callers_link_accepted
+ok net_log_through_callers_link_written test -f "$WS/realdir/net.log"
+# A run whose setup fails ran nothing: the log file it made is removed,
+# one that was there is kept (bad input changes nothing on the host).
+kj exec --net proxy --net-log "$WS/realdir/new.log" --cwd /nonexistent -- true
+is "$rc" 125 net_log_setup_failure_exits_125
+ok net_log_made_by_failed_setup_removed test ! -e "$WS/realdir/new.log"
+kj exec --net proxy --net-log "$WS/realdir/net.log" --cwd /nonexistent -- true
+ok net_log_there_before_failed_setup_kept test -f "$WS/realdir/net.log"
 
 done_testing

@@ -105,10 +105,27 @@ is "$rc" 125 broken_policy_exit_125
 is "$err" "kjail: seccomp: $P/broken.policy:3: unknown syscall 'nosuchcall' (check the spelling; see syscalls(2))" broken_policy_names_file_and_line
 kj exec --seccomp "$P/unsafe-int.policy" -- true
 is "$rc" 125 int_compared_on_64_bits_refused
-like "$err" "unsafe-int.policy:2: socket arg0 is a 32-bit int compared on 64 bits" int_compare_message_names_line
+like "$err" "unsafe-int.policy:2: socket arg0 compared on 64 bits" int_compare_message_names_line
+
+# Every argument, not only a list of int ones: kill's signal is an int,
+# and `arg1==10` in a deny rule was dodged with 0x10000000a.
+printf '@default allow\nkill errno:EPERM arg1==10\n' >"$P/kill-int.policy"
+chmod 0644 "$P/kill-int.policy"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$P/kill-int.policy"
+kj exec --seccomp "$P/kill-int.policy" -- true
+like "$rc:$err" "^125:.*kill-int.policy:2: kill arg1 compared on 64 bits" any_int_argument_compared_on_64_bits_refused
+printf '@default allow\nkill errno:EPERM arg1&0xffffffff==10\n' >"$P/kill-int.policy"
+kj exec --seccomp "$P/kill-int.policy" -- python3 -c 'import ctypes, os, signal
+signal.signal(signal.SIGUSR1, lambda *a: print("delivered"))
+libc = ctypes.CDLL(None, use_errno=True)
+for sig in (10, 0x10000000a):
+    r = libc.syscall(62, os.getpid(), ctypes.c_long(sig))
+    print(sig, r, ctypes.get_errno())'
+is "$out" "10 -1 1
+4294967306 -1 1" masked_deny_catches_upper_bits_of_an_int
 
 # A conflict only libseccomp finds (in the compiler child) keeps its line.
-printf '@default allow\ngetppid errno:EPERM arg0==1\ngetppid errno:EACCES arg0==1\n' >"$P/conflict.policy"
+printf '@default allow\ngetppid errno:EPERM arg0&0xffffffff==1\ngetppid errno:EACCES arg0&0xffffffff==1\n' >"$P/conflict.policy"
 kj exec --seccomp "$P/conflict.policy" -- true
 like "$rc:$err" "^125:kjail: seccomp: $P/conflict.policy:3: getppid: conflicts with an earlier rule" conflict_found_by_libseccomp_names_line
 # A shape that sends libseccomp 2.5.4 into a minutes-long search (found by

@@ -4,7 +4,7 @@
 
 session_test_setup
 S=kjt-$$
-cleanup_sessions() { for s in "$S" "$S-b" "$S-idle" "$S-c" "$S-g"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
+cleanup_sessions() { for s in "$S" "$S-b" "$S-idle" "$S-c" "$S-g" "$S-kg"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
 trap 'cleanup_sessions; _cleanup' EXIT
 
 kj create $CREATE_ARGS "$S"
@@ -26,6 +26,58 @@ kj exec -s "$S" -- sh -c 'for i in $(seq 100); do ps -eo args | grep -q "^sleep 
 is "$out" 1 background_process_survives_between_execs
 kj exec -s "$S" -- hostname
 is "$out" kjail session_is_a_sandbox
+
+# ------------------------------------------ an exec reports as a run does
+# A slow reader gets all of it: the client gave up after 100 ms without a
+# POLLOUT and dropped the rest, unsaid (65536 of 150000 bytes).
+got=$(as_caller "$KJAIL" exec -s "$S" --output-limit 10M -- head -c 150000 /dev/zero 2>"$T/slow.err" | (sleep 1; wc -c))
+is "$got:$(cat "$T/slow.err")" "150000:" session_exec_slow_reader_gets_all_output
+# bg_kj OUT ERR ARGS...: kjail as the caller in the background, $bgpid
+# its own pid (to signal it), its signals at their defaults.
+bg_kj() {
+	local o=$1 e=$2
+	shift 2
+	if [ "$KJ_AS" = user ]; then
+		setpriv --reuid="$KJ_USER" --regid="$KJ_GID" --clear-groups -- \
+			env --default-signal HOME="${KJ_HOME:-/nonexistent}" "$KJAIL" "$@" >"$o" 2>"$e" </dev/null &
+	else
+		env --default-signal "$KJAIL" "$@" >"$o" 2>"$e" </dev/null &
+	fi
+	bgpid=$!
+}
+gone() { ! kill -0 "$1" 2>/dev/null; }
+# A background job that keeps writing once the command ended: SIGTERM
+# ends the exec (it went on for as long as the job wrote).
+bg_kj "$T/bg.out" "$T/bg.err" exec -s "$S" --output-limit 1M -- \
+	sh -c '(while :; do echo x; sleep 0.05; done) & echo $! > bg.pid; echo started'
+sleep 1
+kill -TERM "$bgpid"
+settles 3 gone "$bgpid"
+ok session_exec_ends_on_sigterm_after_command_ended gone "$bgpid"
+kill -KILL "$bgpid" 2>/dev/null
+wait "$bgpid" 2>/dev/null
+is "$(grep -c '^started$' "$T/bg.out"):$(grep -c '^x$' "$T/bg.out" | sed 's/^[1-9][0-9]*$/some/')" "1:some" \
+	session_exec_background_output_relayed_until_told_to_end
+kj exec -s "$S" -- sh -c 'kill "$(cat bg.pid)"; rm -f bg.pid'
+# The signals a one-shot run passes on, and SIGCONT after an ending one.
+bg_kj "$T/u.out" "$T/u.err" exec -s "$S" -- sh -c 'trap "exit 7" USR1; touch usr1-ready; sleep 5 & wait'
+settles 5 test -e "$WS/usr1-ready"
+sleep 0.2
+kill -USR1 "$bgpid"
+wait "$bgpid"
+is "$?" 7 session_exec_forwards_sigusr1
+rm -f "$WS/usr1-ready"
+bg_kj "$T/c.out" "$T/c.err" exec -s "$S" -- sh -c 'trap "exit 5" TERM; touch stop-ready; kill -STOP $$'
+settles 5 test -e "$WS/stop-ready"
+sleep 0.3
+kill -TERM "$bgpid"
+settles 5 gone "$bgpid"
+kill -KILL "$bgpid" 2>/dev/null
+wait "$bgpid"
+is "$?" 5 session_exec_sigterm_reaches_stopped_command
+rm -f "$WS/stop-ready"
+kj exec -s "$S" --quiet=1 -- true
+like "$rc:$err" "^125:kjail: option: --quiet takes no value" session_exec_flag_value_refused
 kj exec -s "$S" -- pwd
 is "$out" "$WS" session_exec_starts_in_workspace
 kj exec -s "$S" --cwd /tmp -- pwd
@@ -123,6 +175,16 @@ like "$err" "invalid session name" bad_name_message
 kj exec -s "nosuch-$$" -- true
 expect_rc unknown_session_125 125
 like "$err" "no running session 'nosuch-$$'" unknown_session_message
+# A misspelt option is an unknown option (the quick client leaves every
+# option to the full one, which says so), not one that "does not apply".
+kj exec -s "$S" --timeot 1s -- true
+is "$rc:$err" "125:kjail: option: unknown option --timeot (see kjail exec --help)" exec_unknown_option_named_unknown
+kj exec -s "$S" --timeot=1s -- true
+is "$rc:$err" "125:kjail: option: unknown option --timeot (see kjail exec --help)" exec_unknown_option_with_value_named_unknown
+kj exec -s "$S" -x -- true
+is "$rc:$err" "125:kjail: option: unknown option -x (see kjail exec --help)" exec_unknown_short_option_named_unknown
+kj exec -s "$S" --net host -- true
+like "$rc:$err" "^125:kjail: option: --net does not apply to one exec into a session" exec_sandbox_option_still_does_not_apply
 
 # A second user cannot reach the first user's sessions.
 if [ "$KJ_AS" = root ]; then
@@ -192,6 +254,17 @@ like "$out" "removed session $S-b" gc_cleans_dead_session
 kj ls
 unlike "$out" "$S-b " gc_forgot_it
 is "$(ls -A "$sdir" | grep -c "^$S-b\.")" 0 gc_leaves_no_state_file
+
+# The session's --kill-grace 0 is SIGKILL at once, as for a one-shot run
+# (0 read as "unset" gave every exec the 5 s default).
+kj create $CREATE_ARGS --timeout 1 --kill-grace 0 "$S-kg"
+start=${EPOCHREALTIME/./}
+kj exec -s "$S-kg" -- sh -c 'trap "" TERM; sleep 10'
+ms=$(((${EPOCHREALTIME/./} - start) / 1000))
+is "$rc" 124 session_kill_grace_0_exec_times_out
+ok session_kill_grace_0_kept_by_exec test "$ms" -lt $((3000 + KJ_TIME_SLACK_MS))
+kj stop "$S-kg"
+kj rm "$S-kg"
 
 # Idle timeout stops a session.
 kj create $CREATE_ARGS --idle-timeout 1s "$S-idle"

@@ -8,7 +8,7 @@ S=hyg-$$
 if [ "$KJ_AS" = user ]; then sdir=$XDG_RUNTIME_DIR/kjail; else sdir=/run/kjail; fi
 holder=
 cleanup_sessions() {
-	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
+	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
 	[ -n "$holder" ] && kill "$holder" 2>/dev/null
 	# (an old kjail's gc leaves the stray sockets this file makes)
 	rm -f "$sdir/$S-stray.sock" "$sdir/$S-stray.lock" "$sdir/$S-held.sock" "$sdir/$S-held.lock"
@@ -108,5 +108,41 @@ kill -CONT "$stuck" 2>/dev/null
 
 cleanup_sessions
 is "$(ls -A "$sdir" | grep -c "^$S-")" 0 rm_leaves_no_file_of_this_suite
+
+# A create that fails leaves no state directory behind (bad input changes
+# nothing): here the root has no /proc to mount on. The caller's own
+# state directory, fresh: $XDG_RUNTIME_DIR for the user, a private /run
+# for root.
+mkdir -p "$T/emptyroot"
+if [ "$KJ_AS" = user ]; then
+	mkdir -p "$T/xdg2" && chmod 700 "$T/xdg2" && chown "$KJ_USER" "$T/xdg2"
+	saved=$XDG_RUNTIME_DIR
+	export XDG_RUNTIME_DIR=$T/xdg2
+	# shellcheck disable=SC2086
+	kj create $CREATE_ARGS --root "$T/emptyroot" "$S-fail"
+	export XDG_RUNTIME_DIR=$saved
+	left=$(ls -A "$T/xdg2")
+else
+	# shellcheck disable=SC2016
+	left=$(unshare -m --propagation private -- sh -c \
+		'mount -t tmpfs tmpfs /run && "$0" create $1 --root "$2" "$3" >/dev/null 2>&1; echo "rc=$?"; ls -A /run' \
+		"$KJAIL" "$CREATE_ARGS" "$T/emptyroot" "$S-fail")
+	rc=${left%%$'\n'*}
+	rc=${rc#rc=}
+	left=$(printf '%s\n' "$left" | sed 1d)
+fi
+is "$rc:$left" "125:" failed_create_leaves_no_state_directory
+
+# Flags of kjail exec that a create cannot honour are refused, not dropped.
+# shellcheck disable=SC2086
+kj create $CREATE_ARGS --cwd sub "$S-opt"
+is "$rc:$err" "125:kjail: option: --cwd does nothing for kjail create (give --cwd to each kjail exec -s NAME)" create_refuses_cwd
+for f in --tty --no-tty --stats; do
+	# shellcheck disable=SC2086
+	kj create $CREATE_ARGS $f "$S-opt"
+	like "$rc:$err" "^125:kjail: option: $f does nothing for kjail create \(" "create_refuses_${f#--}"
+done
+kj ls
+unlike "$out" "^$S-opt " refused_create_makes_no_session
 
 done_testing

@@ -204,6 +204,34 @@ chmod 0777 "$USER_DIR"
 refused_file user_settings_in_world_writable_directory_refused \
 	"^kjail: settings: the directory ~/.config/kjail is writable by group or others"
 chmod 0755 "$USER_DIR"
+# A symlink is as good as the file to whoever can replace it: one sitting
+# in a directory others can write chooses what is read.
+mkdir -p "$T/safe"
+put "$T/safe/settings" "$KJ_OWNER" 0644 'quiet'
+rm -f "$USER_DIR/settings"
+ln -s "$T/safe/settings" "$USER_DIR/settings"
+chmod 0777 "$USER_DIR"
+refused_file settings_symlink_in_world_writable_directory_refused \
+	"^kjail: settings: the directory ~/.config/kjail is writable by group or others \(chmod go-w ~/.config/kjail\)$"
+chmod 0755 "$USER_DIR"
+mv "$USER_DIR/settings" "$T/safe/link"
+mkdir -p "$T/open"
+chmod 0777 "$T/open"
+ln -s "$T/safe/link" "$T/open/link"
+ln -s "$T/open/link" "$USER_DIR/settings"
+refused_file settings_through_link_in_world_writable_directory_refused \
+	"^kjail: settings: the directory $T/open is writable by group or others"
+rm -f "$USER_DIR/settings" "$T/open/link" "$T/safe/link"
+ln -s "$T/safe/settings" "$USER_DIR/settings"
+kje exec --limits best-effort -- true
+is "$rc:$err" "0:" settings_symlink_in_private_directory_accepted
+user_profile lp 'quiet'
+mv "$USER_DIR/profiles/lp.profile" "$T/safe/lp.profile"
+ln -s "$T/safe/lp.profile" "$USER_DIR/profiles/lp.profile"
+chmod 0777 "$USER_DIR/profiles"
+kje exec --limits best-effort --profile lp -- true
+like "$rc:$err" "^125:kjail: profile: the directory ~/.config/kjail/profiles is writable by group or others" profile_symlink_in_world_writable_directory_refused
+chmod 0755 "$USER_DIR/profiles"
 rm -f "$USER_DIR/settings"
 mkfifo "$USER_DIR/settings"
 chown "$KJ_OWNER" "$USER_DIR/settings"

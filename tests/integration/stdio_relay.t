@@ -43,6 +43,98 @@ is "$(cat "$T/slow.rc")" 124 timeout_status_with_slow_reader
 first_status=$( (as_caller timeout -k 5 20 "$KJAIL" exec $KJ_EXEC_ARGS --output-limit 1M -- yes 2>/dev/null; echo $? >"$T/pipe.rc") | head -1 >/dev/null; cat "$T/pipe.rc")
 is "$first_status" 141 output_limited_command_gets_sigpipe
 
+# Past --output-limit a relay only discards, and writes nothing that
+# could meet EPIPE: it still notices the reader went away, and the
+# command gets SIGPIPE instead of running on to the timeout.
+capped_status=$( (as_caller timeout -k 5 20 "$KJAIL" exec $KJ_EXEC_ARGS --output-limit 10 --timeout 8 -- yes 2>/dev/null; echo $? >"$T/cap.rc") | head -c 4 >/dev/null; cat "$T/cap.rc")
+is "$capped_status" 141 output_limit_reached_command_still_gets_sigpipe
+
+# A destination that fails (not a reader gone) is said once, and the
+# command runs on: no silent SIGPIPE.
+kjx --output-limit 1M -- sh -c 'echo hi; sleep .2; echo hi; echo st=$? >&2' >/dev/full 2>"$T/full.err"
+is "$?:$(cat "$T/full.err")" "0:kjail: stdout: write failed: No space left on device (the rest of stdout is discarded)
+st=0" relay_write_error_said_and_command_runs_on
+
+# A reader that never reads, once COMMAND has ended: once kjail is told
+# to end (a signal, before or after that end) or the timeout expired, it
+# waits for the reader no longer, and what the reader did not take counts
+# as dropped. The reader is a FIFO held open by sleep 20 (pid $reader);
+# kjail used to wait for it to exit.
+stall_start() { # KJAIL-ARGS...: kjail in the background, stdout the stalled FIFO
+	rm -f "$T/stall" "$WS/ran" && mkfifo -m 0666 "$T/stall"
+	sleep 20 <"$T/stall" &
+	reader=$!
+	if [ "$KJ_AS" = user ]; then
+		setpriv --reuid="$KJ_USER" --regid="$KJ_GID" --clear-groups -- \
+			env HOME=/nonexistent env --default-signal "$KJAIL" exec $KJ_EXEC_ARGS "$@" \
+			>"$T/stall" 2>"$T/stall.err" </dev/null &
+	else
+		env --default-signal "$KJAIL" exec $KJ_EXEC_ARGS "$@" >"$T/stall" 2>"$T/stall.err" </dev/null &
+	fi
+	kjpid=$!
+}
+stall_end() { # set $rc, $ms (since $t0) and $err; the reader goes
+	wait "$kjpid"
+	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	err=$(cat "$T/stall.err")
+	kill "$reader" 2>/dev/null
+	wait "$reader" 2>/dev/null
+}
+# kjail has reaped the sandbox's init, its only child.
+kj_reaped() {
+	local c=/proc/$kjpid/task/$kjpid/children
+	[ -r "$c" ] && [ -z "$(cat "$c")" ]
+}
+# stall_signal SIG READY: once READY holds, SIG to kjail; then stall_end.
+stall_signal() {
+	if settles 5 test -e "$WS/ran" && settles 5 "$2"; then
+		t0=$(date +%s%N)
+		kill -s "$1" "$kjpid"
+		stall_end
+	else
+		kill -9 "$kjpid"
+		t0=$(date +%s%N) && stall_end && rc=never-ready
+	fi
+}
+BOUND=$((3000 + KJ_TIME_SLACK_MS))
+DROPPED='^kjail: stdout truncated after [0-9]+ bytes \([0-9]+ bytes dropped: not taken by the reader'
+
+stall_start --output-limit 1M -- sh -c 'touch ran; head -c 100000 /dev/zero; exit 3'
+stall_signal TERM kj_reaped
+ok "sigterm_after_exit_ends_wait_for_reader ($rc in $ms ms)" test "$rc" = 3 -a "$ms" -lt "$BOUND"
+like "$err" "$DROPPED when kjail got SIGTERM\)$" sigterm_after_exit_says_output_dropped
+
+# Told to end while it runs (timeout(1) sends one SIGTERM): forwarded, and
+# kjail does not wait for the reader after the command's end.
+stall_start --output-limit 1M -- sh -c 'trap "exit 5" TERM; head -c 100000 /dev/zero; touch ran; sleep 30 & wait'
+stall_signal TERM true
+ok "sigterm_while_running_ends_wait_for_reader ($rc in $ms ms)" test "$rc" = 5 -a "$ms" -lt "$BOUND"
+
+# The command ended by itself before the timeout: its own status. No
+# --output-limit: a FIFO of the caller's is relayed all the same.
+t0=$(date +%s%N)
+stall_start --timeout 2 -- sh -c 'head -c 100000 /dev/zero; exit 3'
+stall_end
+ok "timeout_after_exit_ends_wait_for_reader ($rc in $ms ms)" test "$rc" = 3 -a "$ms" -lt $((BOUND + 2000))
+like "$err" "$DROPPED when the timeout expired\)$" timeout_after_exit_says_output_dropped
+
+# The timeout killed the command: 124 at once, not after the reader.
+t0=$(date +%s%N)
+stall_start --timeout 1 --kill-grace 5 --output-limit 1M -- yes
+stall_end
+ok "timeout_with_stalled_reader_returns_at_timeout ($rc in $ms ms)" test "$rc" = 124 -a "$ms" -lt $((BOUND + 1000))
+
+# kjail's notes start a line of their own; 1 byte, not 1 bytes; on a pty
+# stdout and stderr are one stream, "output".
+out=$(kjx --output-limit 5 -- printf abcdefg 2>&1)
+is "$out" "abcde
+kjail: stdout truncated after 5 bytes (2 bytes dropped)" truncation_note_starts_a_line
+kj exec --output-limit 5 -- printf abcdef
+is "$out:$err" "abcde:kjail: stdout truncated after 5 bytes (1 byte dropped)" truncation_note_says_1_byte
+kj exec --tty --output-limit 5 -- sh -c 'echo abcdefgh >&2'
+is "$err" "kjail: output truncated after 5 bytes (5 bytes dropped)" tty_truncation_note_says_output
+
 # The last line of input without a newline, on a pty: the command sees
 # it and then end of file.
 out=$(printf 'partial' | as_caller timeout -k 5 10 "$KJAIL" exec $KJ_EXEC_ARGS --tty -- sh -c 'cat >/dev/null; echo eof-seen' 2>/dev/null)

@@ -318,4 +318,20 @@ else
 	skip terminal_settings_set_before_command_starts "no strace to delay kjail"
 fi
 
+# A signal kjail passes on (its default would have killed kjail alone,
+# leaving the caller's terminal raw): the terminal is restored after.
+onpty --timeout 20 -- 'stty -g > '"$T"'/before; '"$KJC"' -- sleep 30 & k=$!; sleep 1; kill -PWR $k; wait $k; echo "R""C=$?"; stty -g > '"$T"'/after'
+is "$(line_of RC=):$(cmp -s "$T/before" "$T/after" && echo restored)" "$((128 + $(kill -l PWR))):restored" \
+	sigpwr_to_kjail_forwarded_and_terminal_restored
+
+# A terminal stopped by ^S takes no more output: kjail's writes to it
+# (the relay's, then its "timed out" note) blocked it, and the timeout's
+# kill came only when ^Q let the output go, 6 s later. Now the run ends
+# at the timeout (plus at most a second per note kjail cannot deliver).
+onpty --timeout 30 --step '' 0.5 '\x13' --step '' 6 '\x11' -- \
+	't0=$(date +%s%N); '"$KJC"' --no-tty --timeout 1 -- sh -c "sleep 0.2; yes" >/dev/tty; echo "R""C=$? MS=$((($(date +%s%N) - t0) / 1000000))"'
+rcms=$(line_of RC=)
+is "${rcms%% *}" 124 stopped_terminal_timeout_exits_124
+ok stopped_terminal_does_not_hold_back_the_timeout test "${rcms##*MS=}" -lt $((4500 + KJ_TIME_SLACK_MS))
+
 done_testing

@@ -141,6 +141,37 @@ static void rebinding(void)
 	   "deny_address_beats_allowed_range", NULL);
 }
 
+/* An address behind a translator (NAT64's 64:ff9b::/96, 6to4) meets the
+ * rules for the IPv4 address it reaches: on a DNS64 host every
+ * IPv4-only name resolves so, and a deny of the IPv4 address must hold. */
+static void translated(void)
+{
+	static const char *const allow[] = {"*.example.com", "10.0.0.5", NULL};
+	static const char *const deny[] = {"8.8.8.8", "10.0.0.0/8", NULL};
+	unsigned char a[16];
+	const struct hm_rule *r;
+	const char *cls;
+	struct set s;
+
+	build(&s, allow, deny);
+	inet_pton(AF_INET6, "64:ff9b::808:808", a);
+	ok(hm_check_addr(&s.rules, AF_INET6, a, 443, &r, &cls) == HM_DENIED,
+	   "deny_ipv4_covers_nat64_address", NULL);
+	inet_pton(AF_INET6, "2002:808:808::1", a);
+	ok(hm_check_addr(&s.rules, AF_INET6, a, 443, &r, &cls) == HM_DENIED,
+	   "deny_ipv4_covers_6to4_address", NULL);
+	inet_pton(AF_INET6, "64:ff9b::a00:7", a);
+	ok(hm_check_addr(&s.rules, AF_INET6, a, 443, &r, &cls) == HM_DENIED,
+	   "deny_ipv4_range_covers_nat64_address", NULL);
+	build(&s, allow, NULL);
+	inet_pton(AF_INET6, "64:ff9b::a00:5", a);
+	ok(hm_check_addr(&s.rules, AF_INET6, a, 443, &r, &cls) == HM_ALLOWED && r,
+	   "allow_ipv4_covers_nat64_address", NULL);
+	inet_pton(AF_INET6, "64:ff9b:1::a00:1", a);
+	ok(hm_check_addr(&s.rules, AF_INET6, a, 443, &r, &cls) == HM_BAD_ADDR,
+	   "nat64_local_use_prefix_refused", NULL);
+}
+
 /* The punycode refusal is for allow wildcards only: a deny wildcard
  * covers xn-- names too, whatever narrower allow rule names them. */
 static void deny_wildcard_covers_punycode(void)
@@ -240,6 +271,8 @@ int main(void)
 	host_bad("p\xd0\xb0ypal.com", 11, "cyrillic_homograph");
 	host_bad("a..example.test", 15, "empty_label");
 	host_bad(".example.test", 13, "leading_dot");
+	host_bad("allowed.test..", 14, "two_trailing_dots");
+	host_bad("127.0.0.1..", 11, "address_with_two_trailing_dots");
 	host_bad("2130706433", 10, "decimal_address");
 	host_bad("0x7f000001", 10, "hex_address");
 	host_bad("0177.0.0.1", 10, "octal_address");
@@ -269,12 +302,14 @@ int main(void)
 	addr_class("::ffff:8.8.8.8", NULL);
 	addr_class("64:ff9b::7f00:1", "loopback");
 	addr_class("2002:7f00:1::", "loopback");
+	addr_class("64:ff9b:1::a00:1", "NAT64 local-use");
 	addr_class("fd12:3456::1", "ULA");
 	addr_class("fc00::1", "ULA");
 	addr_class("fe80::1", "link-local");
 	addr_class("ff02::1", "multicast");
 	addr_class("2606:4700::1111", NULL);
 	rebinding();
+	translated();
 	deny_wildcard_covers_punycode();
 
 	printf("1..%d\n", n);

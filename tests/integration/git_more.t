@@ -1,0 +1,203 @@
+#!/bin/bash
+# More ways a command could leave git config or hooks that host git runs
+# later (mounts/binds.c, git_after.c, git_links.c): through a symlink in
+# .git, a config.worktree, a commondir in a git directory named by a .git
+# file or in another worktree's directory, a commondir in a submodule.
+# Each test plants a core.fsmonitor or a hook that would write to $M,
+# runs host git as the caller, and checks that nothing was written.
+. "$(dirname "$0")/../lib.sh"
+
+G=(-c user.email=k@j -c user.name=kj -c protocol.file.allow=always -c safe.directory='*'
+	-c init.defaultBranch=main)
+# host_git ARGS...: git on the host, as the caller (whose repository it is).
+host_git() { as_caller env HOME="$T" git "${G[@]}" "$@" >/dev/null 2>&1; }
+# Markers: anyone may write here (the caller runs host git).
+M=$T/markers
+mkdir -p "$M" && chmod 1777 "$M"
+FSMON='[core]\n\tfsmonitor = "echo PWNED >'"$M"'/%s; false"\n'
+# repo DIR [git init args]: a repository with one commit, the caller's.
+repo() {
+	local d=$1
+	shift
+	git "${G[@]}" init -q "$@" "$d" && git -C "$d" "${G[@]}" commit -q --allow-empty -m init
+}
+give() { chown -R "$KJ_UID:$KJ_GID" "$@"; }
+# not_pwned NAME: no planted hook or fsmonitor wrote marker NAME.
+not_pwned() { test ! -e "$M/$1"; }
+
+# ---------------------------------------------- 1: symlinked hooks, config
+
+R=$T/g1
+repo "$R" && mkdir "$R/myhooks" && rm -rf "$R/.git/hooks" && ln -s ../myhooks "$R/.git/hooks"
+give "$R"
+kj exec --workspace "$R" -- sh -c 'printf "#!/bin/sh\necho PWNED >$1/hooks_link\n" >.git/hooks/pre-commit; chmod +x .git/hooks/pre-commit' sh "$M"
+like "$rc:$err" "^125:kjail: workspace: cannot protect \.git/hooks: it is a symbolic link \(replace the symlink \.git/hooks with what it points to\)$" \
+	symlinked_git_hooks_refused
+host_git -C "$R" commit -q --allow-empty -m x
+ok symlinked_git_hooks_no_hook_runs_on_host not_pwned hooks_link
+
+R=$T/g1c
+repo "$R" && mv "$R/.git/config" "$R/cfg" && ln -s ../cfg "$R/.git/config"
+give "$R"
+kj exec --workspace "$R" -- sh -c "printf '$FSMON' config_link >>.git/config" sh
+like "$rc:$err" "^125:kjail: workspace: cannot protect \.git/config: it is a symbolic link" \
+	symlinked_git_config_refused
+host_git -C "$R" status
+ok symlinked_git_config_no_fsmonitor_runs_on_host not_pwned config_link
+
+# The same in a worktree's common directory (.git is a file there).
+R=$T/g1w W=$T/g1w-wt
+repo "$R" && git -C "$R" "${G[@]}" worktree add -q "$W" 2>/dev/null
+mkdir "$R/myhooks" && rm -rf "$R/.git/hooks" && ln -s ../myhooks "$R/.git/hooks"
+give "$R" "$W"
+kj exec --workspace "$W" --rw "$R/.git" -- sh -c "printf '#!/bin/sh\necho PWNED >$M/hooks_link_wt\n' >$R/.git/hooks/pre-commit; chmod +x $R/.git/hooks/pre-commit"
+like "$rc:$err" "^125:kjail: workspace: cannot protect $R/\.git/hooks: it is a symbolic link" \
+	symlinked_common_hooks_refused
+host_git -C "$W" commit -q --allow-empty -m x
+ok symlinked_common_hooks_no_hook_runs_on_host not_pwned hooks_link_wt
+
+# A .git without config: refused with a fix, not a bare errno.
+R=$T/g1n
+repo "$R" && rm "$R/.git/config"
+give "$R"
+kj exec --workspace "$R" -- true
+like "$rc:$err" "^125:kjail: workspace: open \.git/config: No such file or directory \(create it on the host" \
+	git_without_config_refused_with_fix
+
+# mkevil DIR GITDIR MARKER (inside): a git directory of the command's,
+# sharing GITDIR's objects, whose config runs a core.fsmonitor.
+MKEVIL='mkevil() { mkdir -p "$1/hooks" && cp -r "$2/objects" "$2/refs" "$2/HEAD" "$1/" && printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"echo PWNED >%s; false\"\n" "$3" >"$1/config"; }'
+
+# ---------------------------------------------- 2: config.worktree
+
+# Present (git sparse-checkout turns on extensions.worktreeConfig): pinned.
+R=$T/g2
+repo "$R" && git -C "$R" "${G[@]}" sparse-checkout set --no-cone foo
+give "$R"
+kj exec --workspace "$R" -- sh -c "(printf '$FSMON' wtconfig >>.git/config.worktree) 2>&1; echo rc=\$?"
+like "$out" "config\.worktree: Read-only file system" git_config_worktree_read_only
+host_git -C "$R" status
+ok git_config_worktree_no_fsmonitor_runs_on_host not_pwned wtconfig
+
+# Absent (extensions.worktreeConfig set, no file yet): made by the
+# command, set aside after the run.
+rm "$R/.git/config.worktree"
+kj exec --workspace "$R" -- sh -c "printf '$FSMON' wtconfig_new >.git/config.worktree && echo planted"
+is "$rc:$out" "0:planted" git_config_worktree_can_be_created_inside
+like "$err" "kjail: git: the command created \.git/config\.worktree \(host git would read it as config\); renamed to \.git/config\.worktree\.kjail-refused" \
+	git_config_worktree_set_aside_and_said
+host_git -C "$R" status
+ok git_new_config_worktree_no_fsmonitor_runs_on_host not_pwned wtconfig_new
+
+# ---------------------------------------------- 3: a .git file's git directory
+
+R=$T/g3
+git "${G[@]}" init -q --separate-git-dir="$R/.realgit" "$R" && git -C "$R" "${G[@]}" commit -q --allow-empty -m init
+give "$R"
+kj exec --workspace "$R" -- sh -c "$MKEVIL; mkevil evil .realgit $M/sepdir && echo ../evil >.realgit/commondir && echo planted"
+is "$rc:$out" "0:planted" separate_gitdir_commondir_can_be_created_inside
+like "$err" "kjail: git: the command created \.realgit/commondir \(host git would take hooks and config from the directory it names\); renamed to \.realgit/commondir\.kjail-refused" \
+	separate_gitdir_commondir_set_aside_and_said
+host_git -C "$R" status
+ok separate_gitdir_no_fsmonitor_runs_on_host not_pwned sepdir
+
+# ---------------------------------------------- 4: other worktrees, --rw .git
+
+R=$T/g4 W=$T/g4-w1 W2=$T/g4-w2
+repo "$R" && git -C "$R" "${G[@]}" worktree add -q "$W" 2>/dev/null &&
+	git -C "$R" "${G[@]}" worktree add -q "$W2" 2>/dev/null &&
+	git -C "$R" config extensions.worktreeConfig true
+give "$R" "$W" "$W2"
+# Another worktree's commondir: read-only.
+kj exec --workspace "$W" --rw "$R/.git" -- sh -c "$MKEVIL; mkevil $R/.git/evil $R/.git $M/otherwt; (echo ../../evil >$R/.git/worktrees/g4-w2/commondir) 2>&1; (echo x >$R/.git/worktrees/g4-w2/gitdir) 2>&1"
+like "$out" "commondir: Read-only file system" other_worktree_commondir_read_only
+like "$out" "gitdir: Read-only file system" other_worktree_gitdir_read_only
+host_git -C "$W2" status
+ok other_worktree_no_fsmonitor_runs_on_host not_pwned otherwt
+# The common directory's own commondir and another worktree's
+# config.worktree, made during the run: set aside.
+kj exec --workspace "$W" --rw "$R/.git" -- sh -c "echo evil >$R/.git/commondir && printf '$FSMON' otherwtcfg >$R/.git/worktrees/g4-w2/config.worktree && echo planted"
+is "$rc:$out" "0:planted" common_commondir_can_be_created_inside
+like "$err" "kjail: git: the command created $R/\.git/commondir .*renamed to $R/\.git/commondir\.kjail-refused" \
+	common_commondir_set_aside_and_said
+like "$err" "kjail: git: the command created $R/\.git/worktrees/g4-w2/config\.worktree .*renamed to" \
+	other_worktree_config_worktree_set_aside_and_said
+host_git -C "$R" status
+host_git -C "$W2" status
+ok common_commondir_no_fsmonitor_runs_on_host not_pwned otherwt
+ok other_worktree_config_worktree_no_fsmonitor_runs_on_host not_pwned otherwtcfg
+# A worktrees/ entry the command made, with a commondir: set aside.
+kj exec --workspace "$W" --rw "$R/.git" -- sh -c "mkdir $R/.git/worktrees/new && echo ../../evil >$R/.git/worktrees/new/commondir && echo planted"
+like "$err" "kjail: git: the command created $R/\.git/worktrees/new/commondir .*renamed to" \
+	new_worktree_entry_commondir_set_aside
+# A run that uses git in a worktree leaves no note.
+kj exec --workspace "$W" --rw "$R/.git" -- sh -c "echo a >a && git add a && git -c user.email=k@j -c user.name=kj commit -q -m a && git status --short && echo done"
+is "$rc:$out:$err" "0:done:" worktree_commit_leaves_no_note
+# A gitlink in a worktree's own index (worktrees/NAME/index), leading to
+# a git directory of the command's: set aside as in the main worktree.
+kj exec --workspace "$W" --rw "$R/.git" -- sh -c "$MKEVIL; mkevil evilw $R/.git $M/wtlink && mkdir subw && echo 'gitdir: ../evilw' >subw/.git && git update-index --add --cacheinfo 160000,\$(git rev-parse HEAD),subw && echo planted"
+is "$rc:$out" "0:planted" worktree_gitlink_can_be_added_inside
+like "$err" "kjail: git: the command made a submodule lead to $W/evilw \(host git would use its config" \
+	worktree_gitlink_target_config_set_aside_and_said
+host_git -C "$W" status
+ok worktree_gitlink_no_fsmonitor_runs_on_host not_pwned wtlink
+
+# A worktrees directory kjail cannot open (a symlink loop here): an
+# error, never "no linked worktree" (which would leave every other
+# worktree's commondir writable).
+R=$T/g5
+repo "$R" && ln -s worktrees "$R/.git/worktrees"
+give "$R"
+kj exec --workspace "$R" -- true
+like "$rc:$err" "^125:kjail: workspace: cannot protect linked worktrees: open $R/\.git/worktrees: Too many levels of symbolic links \(repair it" \
+	unopenable_worktrees_dir_refused
+
+# ------------------------------------ 6: core.hooksPath and include.path
+# A read-only .git/config that sends host git into the workspace
+# (husky's core.hooksPath = .husky, include.path = ../shared.gitconfig):
+# the targets are kept read-only too (mounts/git_config.c).
+R=$T/g6
+repo "$R" && mkdir "$R/.husky" && git -C "$R" config core.hooksPath .husky
+printf '[core]\n' >"$R/shared.gitconfig"
+git -C "$R" config include.path ../shared.gitconfig
+give "$R"
+kj exec --workspace "$R" -- sh -c 'printf "#!/bin/sh\necho PWNED >$1/hookspath\n" >.husky/pre-commit; chmod +x .husky/pre-commit' sh "$M"
+like "$err" "\.husky/pre-commit: Read-only file system" hooks_path_target_read_only
+host_git -C "$R" commit -q --allow-empty -m x
+ok hooks_path_no_hook_runs_on_host not_pwned hookspath
+kj exec --workspace "$R" -- sh -c "printf '\tfsmonitor = \"echo PWNED >$M/include; false\"\n' >>shared.gitconfig"
+like "$err" "shared\.gitconfig: Read-only file system" included_config_read_only
+host_git -C "$R" status
+ok included_config_no_fsmonitor_runs_on_host not_pwned include
+kj exec --workspace "$R" -- sh -c 'touch elsewhere && echo ok'
+is "$rc:$out" "0:ok" rest_of_workspace_still_writable
+
+# Missing (the command could make it), the workspace itself, or reached
+# through a symlink the command could replace: refused.
+rmdir "$R/.husky"
+kj exec --workspace "$R" -- true
+like "$rc:$err" "^125:kjail: workspace: core\.hooksPath in .* names .*/\.husky, which the command could create" \
+	hooks_path_missing_refused
+mkdir "$R/hk" && ln -s hk "$R/.husky" && give "$R"
+kj exec --workspace "$R" -- true
+like "$rc:$err" "^125:kjail: workspace: core\.hooksPath .*cannot protect .*/\.husky" \
+	hooks_path_through_symlink_refused
+git "${G[@]}" -C "$R" config core.hooksPath .
+kj exec --workspace "$R" -- true
+like "$rc:$err" "^125:.*names the workspace itself" hooks_path_workspace_itself_refused
+git "${G[@]}" -C "$R" config core.hooksPath "$T/outside-hooks"
+kj exec --workspace "$R" -- true
+is "$rc" 0 hooks_path_outside_workspace_needs_nothing
+
+# In a worktree the shared config (where husky writes core.hooksPath) is
+# in the common directory, not in the worktree's own git directory.
+R=$T/g6w W=$T/g6w-wt
+repo "$R" && git -C "$R" "${G[@]}" worktree add -q "$W" 2>/dev/null
+git -C "$R" "${G[@]}" config core.hooksPath .husky && mkdir "$W/.husky"
+give "$R" "$W"
+kj exec --workspace "$W" -- sh -c 'printf "#!/bin/sh\necho PWNED >$1/wt_hookspath\n" >.husky/pre-commit; chmod +x .husky/pre-commit' sh "$M"
+like "$err" "\.husky/pre-commit: Read-only file system" worktree_common_hooks_path_target_read_only
+host_git -C "$W" commit -q --allow-empty -m x
+ok worktree_common_hooks_path_no_hook_runs_on_host not_pwned wt_hookspath
+
+done_testing
