@@ -235,14 +235,14 @@ static bool plain_form(int argc, char **argv, const char **name, char ***cmd)
 	return i < argc && session_name_ok(*name);
 }
 
-/* stdin, stdout and stderr are open, and each is a pipe, a socket or one
- * of the sandbox's own device nodes (/dev/null..., which init reopens
- * from the sandbox's read-only /dev): not a terminal (the full client
- * relays it through a pipe, so no tty of the caller's reaches the
- * session: TIOCSTI), not a directory or O_PATH fd (the CVE-2024-21626
- * class), not a file or other device of the caller's, whose metadata
- * the command could change (the full client relays those:
- * stdio_fd_host_inode). */
+/* stdin, stdout and stderr are open, and each is a pipe or one of the
+ * sandbox's own device nodes (/dev/null..., which init reopens from the
+ * sandbox's read-only /dev): not a terminal (the full client relays it
+ * through a pipe, so no tty of the caller's reaches the session:
+ * TIOCSTI), not a directory or O_PATH fd (the CVE-2024-21626 class), not
+ * a socket, which carries the host's network namespace, nor a file or
+ * other device of the caller's, whose metadata the command could change
+ * (the full client relays those: stdio_fd_needs_relay). */
 static bool stdio_plain(void)
 {
 	for (int fd = 0; fd < 3; fd++) {
@@ -254,8 +254,6 @@ static bool stdio_plain(void)
 
 		if (fl < 0 || (fl & O_PATH) || SYS2(SYS_fstat, fd, &st) < 0)
 			return false;
-		if (S_ISSOCK(st.st_mode))
-			continue;
 		if (S_ISFIFO(st.st_mode)) {
 			if (SYS2(SYS_fstatfs, fd, &sf) < 0 || sf.f_type != PIPEFS_MAGIC)
 				return false;

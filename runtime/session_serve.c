@@ -259,6 +259,18 @@ static void handle_request(struct sandbox *sb, int i)
 			int k;
 			for (k = 0; k < 3 && !stdio_fd_check(fds[k], "a stdio fd", &bad); k++)
 				;
+			/* A socket would bring the host's network namespace in,
+			 * a terminal TIOCSTI's target, a file its host inode:
+			 * kjail's clients relay those through pipes, and a
+			 * client of another making is held to the same. */
+			if (k == 3)
+				for (k = 0; k < 3 && stdio_fd_plain(fds[k]); k++)
+					;
+			if (k < 3 && !bad.msg[0])
+				snprintf(bad.msg, sizeof(bad.msg),
+					 "stdio fd %d is not a pipe or /dev/null (kjail's client "
+					 "relays sockets, terminals and files)",
+					 k);
 			if (k < 3) {
 				reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, bad.msg);
 				reply(conns[i].fd, SESSION_EXITED, KJ_EXIT_SETUP, NULL);

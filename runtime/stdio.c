@@ -98,7 +98,7 @@ static const char *sandbox_node(const struct stat *st)
 	return NULL;
 }
 
-bool stdio_fd_host_inode(int fd)
+bool stdio_fd_needs_relay(int fd)
 {
 	struct stat st;
 	struct statfs sf;
@@ -108,11 +108,17 @@ bool stdio_fd_host_inode(int fd)
 	 * no mount flag of the sandbox's reaches an inode on the caller's
 	 * own mount). A file the caller redirected in or out is such an
 	 * inode: `kjail exec ... < /etc/sudoers` as root would let the
-	 * command make it writable by everyone. Pipes and sockets are
-	 * inodes of their own, a terminal goes through the sandbox's pty,
-	 * and the sandbox's device nodes are reopened inside from its
-	 * read-only /dev (stdio_reopen_nodes). Everything else is relayed. */
-	if (fstat(fd, &st) < 0 || S_ISSOCK(st.st_mode) || sandbox_node(&st) || isatty(fd))
+	 * command make it writable by everyone.
+	 * A socket belongs to the network namespace it was made in, the
+	 * host's: through a TCP connection given as stdout the command could
+	 * connect(AF_UNSPEC) and connect again to the host's loopback, out of
+	 * --net none, and SIOCGIFCONF on any socket, a unix socketpair
+	 * included (Node's child stdio), lists the host's interfaces.
+	 * Only pipes pass (inodes of their own, in no namespace); a terminal
+	 * goes through the sandbox's pty, and the sandbox's device nodes are
+	 * reopened inside from its read-only /dev (stdio_reopen_nodes).
+	 * Everything else is relayed. */
+	if (fstat(fd, &st) < 0 || sandbox_node(&st) || isatty(fd))
 		return false;
 	return !S_ISFIFO(st.st_mode) || fstatfs(fd, &sf) < 0 || sf.f_type != PIPEFS_MAGIC;
 }
@@ -139,6 +145,18 @@ int stdio_reopen_nodes(void)
 	return 0;
 }
 
+bool stdio_fd_plain(int fd)
+{
+	struct stat st;
+	struct statfs sf;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	if (sandbox_node(&st))
+		return true;
+	return S_ISFIFO(st.st_mode) && fstatfs(fd, &sf) == 0 && sf.f_type == PIPEFS_MAGIC;
+}
+
 int stdio_fd_check(int fd, const char *name, struct kj_err *err)
 {
 	struct stat st;
@@ -153,16 +171,6 @@ int stdio_fd_check(int fd, const char *name, struct kj_err *err)
 			"%s is a directory: it would open the host's file system to the command",
 			name);
 	return 0;
-}
-
-/* Can the command write through its stdin? A socket can: with
- * --output-limit, output written to fd 0 (the same socket as the caller's
- * stdout, say) would pass uncapped, so such stdin is relayed. */
-static bool writable_stdin(void)
-{
-	struct stat st;
-
-	return fstat(0, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
 int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct kj_err *err)
@@ -192,8 +200,7 @@ int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct k
 			io->child_fd[i] = -1; /* the pty; relays wired when it arrives */
 			continue;
 		}
-		if (!tty[i] && !(i > 0 && cfg->output_limited) && !stdio_fd_host_inode(i) &&
-		    !(i == 0 && cfg->output_limited && writable_stdin()))
+		if (!tty[i] && !(i > 0 && cfg->output_limited) && !stdio_fd_needs_relay(i))
 			continue; /* passed straight through */
 		if (pipe2(p, O_CLOEXEC) < 0)
 			return kj_fail(err, "stdio", errno, NULL, "create a pipe for %s",

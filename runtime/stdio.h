@@ -47,14 +47,17 @@ struct stdio_plan {
 	const char *abandoned_when; /* "when the timeout expired"... */
 };
 
-/* Is fd an inode of the caller's (a file, a named FIFO, a device other
- * than the sandbox's own) that must be relayed, not handed to the
- * command? */
-bool stdio_fd_host_inode(int fd);
+/* Must fd be relayed, not handed to the command: an inode of the
+ * caller's (a file, a named FIFO, a device other than the sandbox's own)
+ * or a socket, which carries the host's network namespace? */
+bool stdio_fd_needs_relay(int fd);
 /* Inside the sandbox, in the command's process: fds 0-2 that are one of
  * the sandbox's device nodes (/dev/null...) reopened from its /dev, a
  * read-only mount, so their metadata is out of the command's reach. */
 int stdio_reopen_nodes(void);
+/* Is fd a pipe or one of the sandbox's device nodes: what a session takes
+ * as an exec's stdio, since kjail's clients relay everything else? */
+bool stdio_fd_plain(int fd);
 /* Refuse an fd that must not become the command's stdio (a directory). */
 int stdio_fd_check(int fd, const char *name, struct kj_err *err);
 int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct kj_err *err);

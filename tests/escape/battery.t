@@ -733,6 +733,28 @@ fi
 kje -- "$P/escape_connect_unix" "@kjail-escape-$$"
 verdict host_abstract_unix_socket_unreachable_netns
 
+# A socket the caller gives as stdio was made in the host's network
+# namespace and stays there: a TCP connection could be disconnected
+# (connect AF_UNSPEC) and connected again to the host's loopback, and
+# SIOCGIFCONF on any socket, a unix socketpair too (Node's child stdio),
+# lists the host's interfaces. kjail relays sockets through pipes.
+exec 5<>"/dev/tcp/127.0.0.1/$port4"
+as_caller "$KJAIL" exec ${KJ_EXEC_ARGS:-} --timeout 30s -- "$P/escape_stdio_socket" 0 "$port4" \
+	<&5 >"$T/.o" 2>"$T/.e"
+rc=$? out=$(cat "$T/.o") err=$(cat "$T/.e")
+exec 5<&-
+verdict stdio_tcp_socket_cannot_reach_host_loopback
+if ip -4 -o addr show 2>/dev/null | grep -vq ' lo '; then
+	out=$(as_caller python3 -c 'import socket, subprocess, sys
+a, b = socket.socketpair()
+r = subprocess.run(sys.argv[1:], stdin=b, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+sys.stdout.write(r.stdout.decode()); sys.exit(r.returncode)' "$KJAIL" exec ${KJ_EXEC_ARGS:-} --timeout 30s -- "$P/escape_stdio_socket" 0)
+	rc=$? err=
+	verdict stdio_unix_socketpair_lists_no_host_interface
+else
+	skip stdio_unix_socketpair_lists_no_host_interface "the host has no interface with an IPv4 address but lo"
+fi
+
 kje -- "$P/escape_connect_unix" "$RUNFIX/host.sock"
 verdict host_unix_socket_under_run_unreachable
 

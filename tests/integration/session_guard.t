@@ -78,6 +78,31 @@ as_caller python3 "$T/bad_exec.py" "$SD/$S.sock" </dev/null >"$T/bad.out" 2>&1
 kj exec -s "$S" -- echo alive
 is "$(cat "$T/bad.out"):$rc:$out" "reply:0:alive" malformed_exec_refused_and_session_lives
 
+# A socket as an exec's stdio brings the host's network namespace with
+# it (SIOCGIFCONF on it lists the host's interfaces): kjail's client
+# relays it through a pipe, and init refuses one that another client
+# hands in.
+out=$(as_caller python3 -c 'import socket, subprocess, sys
+a, b = socket.socketpair()
+r = subprocess.run(sys.argv[1:], stdin=b, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+sys.stdout.write(r.stdout.decode()); sys.exit(r.returncode)' "$KJAIL" exec -s "$S" -- "$PROBES/escape_stdio_socket" 0)
+is "$?:$(printf '%s\n' "$out" | grep -c '^contained:')" 0:1 session_socket_stdin_reaches_command_as_pipe
+like "$out" "fd 0 is a pipe" session_socket_stdin_relayed
+cat >"$T/sock_exec.py" <<'PY'
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+a, b = socket.socketpair()
+hdr = struct.pack("<IiQQII", 1, 0, 0, 0, 1, 0)
+socket.send_fds(s, [hdr + b"true\0"], [b.fileno(), 1, 2])
+s.settimeout(5)
+r = s.recv(70000)
+print(struct.unpack("<I", r[:4])[0], r[32:].rstrip(b"\0").decode())
+PY
+as_caller python3 "$T/sock_exec.py" "$SD/$S.sock" </dev/null >"$T/sock.out" 2>&1
+is "$(cat "$T/sock.out")" "6 stdio fd 0 is not a pipe or /dev/null (kjail's client relays sockets, terminals and files)" \
+	session_refuses_socket_stdio_from_another_client
+
 kj exec -s "$S" --cwd '' -- pwd
 like "$rc:$err" "^125:kjail: option: --cwd: empty path" exec_into_session_refuses_empty_cwd
 

@@ -73,6 +73,7 @@ static inline const char *errname(int e)
 	case ENOSPC: return "ENOSPC";
 	case EROFS: return "EROFS";
 	case ENOTTY: return "ENOTTY";
+	case ENOTSOCK: return "ENOTSOCK";
 	case ENOSYS: return "ENOSYS";
 	case ELOOP: return "ELOOP";
 	case EOPNOTSUPP: return "EOPNOTSUPP";
