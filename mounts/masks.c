@@ -235,16 +235,14 @@ static int make_session_dir(int rootfd, const char *path, struct kj_err *err)
  * a writable grant covers it and it is not there yet, it is made first,
  * so the command cannot make it and plant a socket or a record that the
  * caller's next `kjail exec -s` would trust. */
-static int mask_session_dir(int rootfd, const struct kj_config *cfg, struct kj_err *err)
+static int mask_session_dir(int rootfd, const struct kj_config *cfg, const char *dir,
+			    struct kj_err *err)
 {
-	const char *dir = cfg->session_dir;
 	bool host_root = !strcmp(cfg->root, "/");
 	char inside[KJ_MAX_BINDS + 1][PATH_MAX];
 	size_t n = 0;
 	int rc = 0;
 
-	if (!dir)
-		return 0;
 	/* Where each grant that covers it shows it; made first under a
 	 * writable one. */
 	for (size_t i = 0; !rc && i <= cfg->nbinds; i++) {
@@ -312,7 +310,7 @@ int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 		rc = mask_xdg_config(rootfd, cfg, err);
 	for (size_t i = 0; !rc && i < cfg->nmasks; i++)
 		rc = mask_user(rootfd, cfg, cfg->masks[i], cfg->mask_hosts[i], err);
-	if (!rc)
-		rc = mask_session_dir(rootfd, cfg, err);
+	for (size_t i = 0; !rc && i < cfg->nsession_dirs; i++)
+		rc = mask_session_dir(rootfd, cfg, cfg->session_dirs[i], err);
 	return rc;
 }

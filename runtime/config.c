@@ -16,6 +16,7 @@
 #include "runtime/conffile.h"
 #include "mounts/masks.h"
 #include "mounts/mountapi.h"
+#include "mounts/sockets.h"
 #include "net/proxy.h"
 #include "runtime/accounts.h"
 #include "runtime/builtin.h"
@@ -320,9 +321,11 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 	 * sandbox that reached them could exec into a session with other
 	 * isolation, or rewrite a record's limits. masks.c hides it
 	 * wherever a grant shows it; a grant inside it would be hidden too. */
-	if (cfg->session_dir && path_covers(cfg->session_dir, canon))
-		return kj_fail(err, what, 0, "grant a directory outside it",
-			       "%s lies in kjail's session directory %s", canon, cfg->session_dir);
+	for (size_t i = 0; i < cfg->nsession_dirs; i++)
+		if (path_covers(cfg->session_dirs[i], canon))
+			return kj_fail(err, what, 0, "grant a directory outside it",
+				       "%s lies in kjail's session directory %s", canon,
+				       cfg->session_dirs[i]);
 	for (int i = 0; i < 3; i++)
 		if ((rc = check_exposes_credentials(what, canon, cfg->homes[i], err)))
 			return rc;
@@ -489,14 +492,14 @@ static bool host_mask_missing(const struct kj_config *cfg, const char *path, cha
 	return false;
 }
 
-/* Where this caller's sessions live, canonical (so path_covers can compare
- * it with a grant): the directory itself, or its parent when it does not
- * exist yet. */
-static int find_session_dir(struct kj_config *cfg, struct kj_err *err)
+/* A session directory, canonical (so path_covers can compare it with a
+ * grant): the directory itself, or its parent's real path and its name
+ * when it does not exist yet. */
+static int add_session_dir(struct kj_config *cfg, const char *xdg, struct kj_err *err)
 {
 	char dir[PATH_MAX], *canon, *slash;
 
-	if (!session_dir_compose(dir, sizeof(dir), (unsigned)geteuid(), getenv("XDG_RUNTIME_DIR")))
+	if (!session_dir_compose(dir, sizeof(dir), (unsigned)geteuid(), xdg))
 		return 0; /* too long to exist: sessions refuse it too */
 	if (!(canon = realpath(dir, NULL)) && (slash = strrchr(dir, '/')) && slash > dir) {
 		char *parent;
@@ -510,7 +513,60 @@ static int find_session_dir(struct kj_config *cfg, struct kj_err *err)
 	}
 	if (!canon && !(canon = strdup(dir)))
 		return kj_fail(err, "session", ENOMEM, NULL, "%s", dir);
-	cfg->session_dir = canon;
+	for (size_t i = 0; i < cfg->nsession_dirs; i++)
+		if (!strcmp(cfg->session_dirs[i], canon)) {
+			free(canon);
+			return 0;
+		}
+	cfg->session_dirs[cfg->nsession_dirs++] = canon;
+	return 0;
+}
+
+/* Where this caller's sessions live. Not only where $XDG_RUNTIME_DIR
+ * points now: sessions made with it unset, or at its usual value, keep
+ * their sockets and records elsewhere, and a sandbox that reached those
+ * (--workspace /tmp shows /tmp/kjail-UID) could rewrite a record's
+ * timeout or exec into a session made with --net host. */
+static int find_session_dirs(struct kj_config *cfg, struct kj_err *err)
+{
+	char usual[64];
+	int rc;
+
+	snprintf(usual, sizeof(usual), "/run/user/%u", (unsigned)geteuid());
+	if ((rc = add_session_dir(cfg, getenv("XDG_RUNTIME_DIR"), err)) ||
+	    (rc = add_session_dir(cfg, NULL, err)) || (rc = add_session_dir(cfg, usual, err)))
+		return rc;
+	return 0;
+}
+
+/* A session directory that does not exist yet but that the sandbox will
+ * see (through the host's root, outside the fresh /tmp and /run, or
+ * through a grant) is made now, empty and private, as `kjail create`
+ * would make it: the sandbox's view of it is masked (mounts/masks.c),
+ * which needs it to exist. Left missing, a `kjail create` after the
+ * sandbox started made it on the host, in the sandbox's view unmasked,
+ * and a --net none command could exec into a --net host session.
+ * Called when the sandbox is started, after every check. */
+int config_make_session_dirs(const struct kj_config *cfg, struct kj_err *err)
+{
+	for (size_t i = 0; i < cfg->nsession_dirs; i++) {
+		const char *dir = cfg->session_dirs[i];
+		bool seen = !strcmp(cfg->root, "/") && !fresh_inside(dir);
+		struct stat st;
+
+		for (size_t j = 0; !seen && j <= cfg->nbinds; j++) {
+			const struct kj_bind *b =
+				j < cfg->nbinds ? &cfg->binds[j] : &cfg->workspace;
+			seen = b->src && path_covers(b->src, dir);
+		}
+		if (!seen || lstat(dir, &st) == 0 || errno != ENOENT)
+			continue;
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST && errno != ENOENT)
+			return kj_fail(err, "session", errno,
+				       "point XDG_RUNTIME_DIR at a directory of your own",
+				       "create the session directory %s (the sandbox would see it)",
+				       dir);
+	}
 	return 0;
 }
 
@@ -667,7 +723,7 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 
 	find_homes(cfg);
 	find_cred_places(cfg);
-	if ((rc = find_session_dir(cfg, err)))
+	if ((rc = find_session_dirs(cfg, err)))
 		return rc;
 
 	if (!cfg->workspace.src) {

@@ -133,15 +133,22 @@ struct kj_config {
 	size_t nenv_file_vars;
 	char *env_file_text;      /* the file's text, which env_file_vars point into */
 	const char *agent_socket; /* the caller's SSH_AUTH_SOCK, canonical */
-	/* kjail's session directory (runtime/session_state.c), a host path:
-	 * hidden in every sandbox, and no grant may lie in it. */
-	char *session_dir;
+	/* kjail's session directories (runtime/session_state.c), host paths:
+	 * the one $XDG_RUNTIME_DIR names now, and those a caller's sessions
+	 * use with it unset (/tmp/kjail-UID) or at its usual value
+	 * (/run/user/UID/kjail). Hidden in every sandbox; no grant may lie
+	 * in one. */
+	char *session_dirs[3];
+	size_t nsession_dirs;
 };
 
 void config_init(struct kj_config *cfg);
 
 /* Resolve and check everything that needs the file system or the user
  * database: paths canonical and existing, binds allowed, homes found. */
+/* Make the session directories the sandbox will see but that do not
+ * exist yet, so they can be masked (runtime/config.c says why). */
+int config_make_session_dirs(const struct kj_config *cfg, struct kj_err *err);
 int config_finish(struct kj_config *cfg, struct kj_err *err);
 
 /* Is dir equal to path or an ancestor of it, component-wise? Both

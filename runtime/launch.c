@@ -195,7 +195,7 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 	kj_trace("seccomp compiled");
 	/* --landlock required fails here, before anything is created. */
 	if (landlock_plan(cfg, &sb->landlock_abi, err) || stdio_plan_make(cfg, &sb->io, err) ||
-	    cgroup_prepare(cfg, &sb->cg, err))
+	    config_make_session_dirs(cfg, err) || cgroup_prepare(cfg, &sb->cg, err))
 		return -EINVAL;
 	kj_trace("cgroup ready");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->chan) < 0 ||

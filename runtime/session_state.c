@@ -102,9 +102,19 @@ int session_record_write(const struct session_record *rec, struct kj_err *err)
 					"the %s path holds a newline", what[i]);
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return kj_fail(err, "session", errno, NULL, "write %s", tmp);
+	/* A fresh file of kjail's own, never one found there: a link
+	 * planted under that name (by a sandbox that once saw the directory)
+	 * would have had the record written through it onto a host file. */
+	(void)unlink(tmp);
+	{
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 || !(f = fdopen(fd, "w"))) {
+			int e = errno;
+			if (fd >= 0)
+				close(fd);
+			return kj_fail(err, "session", e, NULL, "write %s", tmp);
+		}
+	}
 	fprintf(f,
 		"supervisor=%d\nsupervisor_start=%llu\ncreated=%lld\nstate=%s\nworkspace=%s\nprofile=%s\n"
 		"cgroup=%s\nidle_ms=%llu\ntimeout_ms=%llu\nkill_grace_ms=%llu\noutput_limit=%llu\n"
@@ -137,6 +147,18 @@ static int record_load(const char *name, char *buf, size_t cap, struct kj_err *e
 	if (fd < 0)
 		return errno == ENOENT ? -ENOENT
 				       : kj_fail(err, "session", errno, NULL, "read %s", path);
+	/* kjail's own file: a regular file of the caller's with one link (a
+	 * hard link to a file elsewhere is no record). */
+	{
+		struct stat st;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    st.st_nlink != 1) {
+			close(fd);
+			return kj_fail(err, "session", 0,
+				       "kjail rm the session and create it again",
+				       "%s is not a record kjail wrote", path);
+		}
+	}
 	while (len < cap - 1 && (n = read(fd, buf + len, cap - 1 - len)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;

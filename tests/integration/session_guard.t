@@ -13,7 +13,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 session_test_setup
 S=kjg-$$
 RAN=$WS/ran
-cleanup_sessions() { for s in "$S" "$S-p" "$S-r" "$S-c" "$S-z"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
+cleanup_sessions() {
+	for s in "$S" "$S-p" "$S-r" "$S-c" "$S-z"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
+	[ -n "${X3:-}" ] && XDG_RUNTIME_DIR=$X3/run as_caller "$KJAIL" rm "$S-x" >/dev/null 2>&1
+	[ "$KJ_AS" = user ] && (unset XDG_RUNTIME_DIR; as_caller "$KJAIL" rm "$S-t" >/dev/null 2>&1)
+	[ -n "${TD_MADE:-}" ] && rm -rf "$TD_MADE"
+	return 0
+}
 trap 'cleanup_sessions; _cleanup' EXIT
 
 # The session directory, as kjail names it for this caller.
@@ -52,10 +58,50 @@ if [ "$KJ_AS" = user ]; then
 	XDG_RUNTIME_DIR=$T/g/none kj exec $CREATE_ARGS --rw "$T/g" -- true
 	like "$rc:$err" "^125:kjail: session: the session directory's parent $T/g/none is missing in a writable grant" \
 		session_dir_parent_missing_in_rw_grant_refused
+
+	# Not made yet, seen through a read-only grant: kjail makes it before
+	# the sandbox starts, so it is masked there, and a session created
+	# while the sandbox runs (with --net host, say) stays out of its reach.
+	X3=$T/xdg3
+	mkdir -p "$X3/run" && chmod 700 "$X3/run" && chown -R "$KJ_USER" "$X3"
+	rm -f "$WS/started" "$WS/go"
+	XDG_RUNTIME_DIR=$X3/run as_caller "$KJAIL" exec $CREATE_ARGS --ro "$X3" -- sh -c \
+		'touch started; while [ ! -e go ]; do sleep 0.05; done
+		test -S "$1" && echo reachable; echo end' sh "$X3/run/kjail/$S-x.sock" >"$T/x3.out" 2>&1 </dev/null &
+	x3=$!
+	for _ in $(seq 200); do [ -e "$WS/started" ] && break; sleep 0.05; done
+	XDG_RUNTIME_DIR=$X3/run as_caller "$KJAIL" create $CREATE_ARGS --net host "$S-x" >/dev/null 2>&1 </dev/null
+	touch "$WS/go"
+	wait "$x3"
+	is "$?:$(cat "$T/x3.out"):$(test -S "$X3/run/kjail/$S-x.sock" && echo made)" "0:end:made" \
+		session_made_during_run_unreachable_under_ro_grant
+	XDG_RUNTIME_DIR=$X3/run as_caller "$KJAIL" rm "$S-x" >/dev/null 2>&1
+
+	# Sessions made with XDG_RUNTIME_DIR unset live in /tmp/kjail-UID:
+	# hidden too from a sandbox run with it set (--workspace /tmp shows
+	# /tmp), so their records cannot be rewritten (a timeout lifted).
+	TD=/tmp/kjail-$KJ_UID
+	[ -e "$TD" ] || TD_MADE=$TD # removed at the end: it is outside $T
+	(unset XDG_RUNTIME_DIR; as_caller "$KJAIL" create $CREATE_ARGS --timeout 2s "$S-t" >/dev/null 2>&1 </dev/null)
+	KJ_HOME=/nonexistent kj exec $CREATE_ARGS --workspace /tmp -- sh -c \
+		'ls -A "$1" 2>/dev/null; sed -i s/^timeout_ms=.*/timeout_ms=0/ "$1/$2.state" 2>/dev/null && echo rewritten; echo end' \
+		sh "$TD" "$S-t"
+	is "$rc:$out" "0:end" other_session_dir_hidden_and_records_unwritable
+	(unset XDG_RUNTIME_DIR; as_caller "$KJAIL" exec -s "$S-t" -- sleep 4 >/dev/null 2>&1 </dev/null; echo $? >"$T/t.rc")
+	is "$(cat "$T/t.rc")" 124 other_session_keeps_its_timeout
+
+	# A link planted where kjail writes a record's new copy: the record is
+	# written to a new file, the link's target stays as it was.
+	echo keep >"$T/victim" && chown "$KJ_USER" "$T/victim"
+	(unset XDG_RUNTIME_DIR; as_caller ln -s "$T/victim" "$TD/$S-t.state.tmp"; as_caller "$KJAIL" stop "$S-t" >/dev/null 2>&1)
+	is "$(cat "$T/victim")" keep record_write_does_not_follow_planted_link
+	(unset XDG_RUNTIME_DIR; as_caller "$KJAIL" rm "$S-t" >/dev/null 2>&1)
 else
 	for t in session_dir_hidden_under_ro_grant session_dir_cannot_be_moved_or_filled_under_rw_grant \
 		missing_session_dir_cannot_be_planted missing_session_dir_made_private_and_empty \
-		session_dir_parent_missing_in_rw_grant_refused session_still_answers_after_the_attempts; do
+		session_dir_parent_missing_in_rw_grant_refused session_still_answers_after_the_attempts \
+		session_made_during_run_unreachable_under_ro_grant other_session_dir_hidden_and_records_unwritable \
+		other_session_keeps_its_timeout record_write_does_not_follow_planted_link; do
 		skip $t "root's session directory is /run/kjail, below /run, which no grant may show"
 	done
 fi
