@@ -71,6 +71,7 @@ int conf_files_add(struct kj_conf_files *f, const char *real, const char *shown,
 		return -E2BIG;
 	}
 	f->v[f->n].real = real;
+	f->v[f->n].given = NULL;
 	f->v[f->n].shown = shown;
 	f->v[f->n++].state = state;
 	return 0;

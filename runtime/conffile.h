@@ -53,6 +53,7 @@ struct kj_conf_files {
 		const char *real;  /* canonical path; NULL for a built-in */
 		const char *shown; /* as shown to the user */
 		const char *state; /* "read", "absent", "built-in" */
+		const char *given; /* a path as the caller wrote it, or NULL */
 	} v[KJ_MAX_FILES];
 	size_t n;
 	const char *unrecorded; /* shown name of the first file that did not fit */

@@ -268,8 +268,10 @@ static int expand(struct expand *x, const char *ref, const char *label, const st
 	}
 	if (!strchr(ref, '/') && (rc = add_name(x->p, f.name, x->err)))
 		return rc;
-	if (x->files)
-		conf_files_add(x->files, f.real, f.shown, f.real ? "read" : "built-in");
+	if (x->files &&
+	    conf_files_add(x->files, f.real, f.shown, f.real ? "read" : "built-in") == 0 &&
+	    strchr(ref, '/') && x->files->n && x->files->v[x->files->n - 1].real == f.real)
+		x->files->v[x->files->n - 1].given = ref; /* its links are checked too */
 	x->stack[x->depth++] = f.id;
 	rc = expand_lines(x, &f);
 	x->depth--;

@@ -68,14 +68,23 @@ static int check_file_place(const struct kj_config *cfg, const char *canon, cons
 
 static int read_policy_file(struct kj_config *cfg, struct kj_err *err)
 {
-	char *canon = realpath(cfg->seccomp_file, NULL), *text = NULL;
+	char buf[PATH_MAX], *canon, *text = NULL;
 	struct stat st;
 	size_t got = 0;
 	ssize_t n;
 	int fd = -1, rc;
 
-	if (!canon)
-		return kj_fail(err, "seccomp", errno, NULL, "--seccomp %s", cfg->seccomp_file);
+	/* Resolved as given, refusing a link that lies in the workspace or a
+	 * --rw grant: ./policy -> a loose policy elsewhere, planted by an
+	 * earlier run, would choose this run's filter. */
+	rc = config_resolve_unplanted(cfg, "seccomp", "--seccomp", cfg->seccomp_file, true, buf,
+				      err);
+	if (rc > 0)
+		return -EPERM;
+	if (rc < 0)
+		return kj_fail(err, "seccomp", -rc, NULL, "--seccomp %s", cfg->seccomp_file);
+	if (!(canon = strdup(buf)))
+		return kj_fail(err, "seccomp", ENOMEM, NULL, "--seccomp %s", cfg->seccomp_file);
 	/* Checked on the descriptor we read from, not on the name. */
 	fd = open(canon, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {

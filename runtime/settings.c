@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/cli.h"
 #include "runtime/env.h"
@@ -173,33 +174,82 @@ static int record_net_hosts(const struct kj_config *cfg, struct kj_conf_files *f
 	return 0;
 }
 
+/* One file, at its real place: not in the workspace or a --rw grant. */
+static int check_file_out_of_reach(const struct kj_config *cfg, const char *shown, const char *real,
+				   struct kj_err *err)
+{
+	if (path_covers(cfg->workspace.src, real))
+		return kj_fail(err, "settings", 0,
+			       "keep configuration in ~/.config/kjail or /etc/kjail",
+			       "%s is inside the workspace %s, which the sandbox can write", shown,
+			       cfg->workspace.src);
+	for (size_t b = 0; b < cfg->nbinds; b++)
+		if (cfg->binds[b].writable && path_covers(cfg->binds[b].src, real))
+			return kj_fail(err, "settings", 0,
+				       "keep configuration in ~/.config/kjail or /etc/kjail",
+				       "%s is inside --rw %s, which the sandbox can write", shown,
+				       cfg->binds[b].src);
+	return 0;
+}
+
 /* A file the sandbox can write is the sandbox's to choose: reading it as
  * configuration would let one run loosen the next. */
 static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj_conf_files *f,
-				    struct kj_err *err)
+				    bool workspace_chosen, struct kj_err *err)
 {
+	/* A workspace set by a file (a profile's `workspace` line) moves the
+	 * check away from the directory an earlier run wrote: a p.profile
+	 * planted in the current directory, saying `workspace /elsewhere`
+	 * and `net host`, passed as --profile ./p.profile. Unless the caller
+	 * chose the workspace (a flag, KJAIL_WORKSPACE), a profile named by
+	 * path is kept out of the current directory too, the default
+	 * workspace. */
+	char *cwd = workspace_chosen ? NULL : getcwd(NULL, 0);
+	int rc = 0;
+
 	/* Only recorded files are checked below: a file that did not fit in
 	 * f (the --env-file after many profiles) must refuse the run. */
 	if (conf_files_check(f, err))
-		return -E2BIG;
-	for (size_t i = 0; i < f->n; i++) {
+		rc = -E2BIG;
+	for (size_t i = 0; !rc && i < f->n; i++) {
 		const char *real = f->v[i].real;
+		char buf[PATH_MAX];
 		if (!real)
 			continue;
-		if (path_covers(cfg->workspace.src, real))
-			return kj_fail(err, "settings", 0,
-				       "keep configuration in ~/.config/kjail or /etc/kjail",
-				       "%s is inside the workspace %s, which the sandbox can write",
-				       f->v[i].shown, cfg->workspace.src);
-		for (size_t b = 0; b < cfg->nbinds; b++)
-			if (cfg->binds[b].writable && path_covers(cfg->binds[b].src, real))
-				return kj_fail(
-					err, "settings", 0,
-					"keep configuration in ~/.config/kjail or /etc/kjail",
-					"%s is inside --rw %s, which the sandbox can write",
-					f->v[i].shown, cfg->binds[b].src);
+		/* A path as given may pass a link that an earlier run planted
+		 * in the workspace, to a file outside it. */
+		if (f->v[i].given &&
+		    (rc = config_resolve_unplanted(cfg, "settings", "--profile", f->v[i].given,
+						   true, buf, err)) != 0) {
+			rc = rc > 0 ? -EPERM
+				    : kj_fail(err, "settings", -rc, NULL, "%s", f->v[i].given);
+			break;
+		}
+		if (cwd && f->v[i].given && path_covers(cwd, real) &&
+		    !path_covers(cfg->workspace.src, real)) {
+			rc = kj_fail(
+				err, "settings", 0,
+				"keep configuration in ~/.config/kjail or /etc/kjail",
+				"%s is inside the current directory %s, the default workspace, "
+				"which a sandbox can write (and it sets another workspace)",
+				f->v[i].shown, cwd);
+			break;
+		}
+		rc = check_file_out_of_reach(cfg, f->v[i].shown, real, err);
 	}
-	return 0;
+	free(cwd);
+	return rc;
+}
+
+/* Did the caller choose the workspace (a flag, KJAIL_WORKSPACE), not a
+ * file? */
+static bool workspace_chosen(const struct kj_lines *layers)
+{
+	for (int l = L_ENV; l <= L_FLAGS; l++)
+		for (size_t i = 0; i < layers[l].n; i++)
+			if (!strcmp(layers[l].v[i].name, "workspace"))
+				return true;
+	return false;
 }
 
 int settings_load(int argc, char **argv, bool need_command, struct kj_config *cfg,
@@ -218,7 +268,7 @@ int settings_load(int argc, char **argv, bool need_command, struct kj_config *cf
 		return rc;
 	if ((rc = config_finish(cfg, err)) || (rc = env_file_load(cfg, &src->files, err)) ||
 	    (rc = record_net_hosts(cfg, &src->files, err)) ||
-	    (rc = check_files_out_of_reach(cfg, &src->files, err)))
+	    (rc = check_files_out_of_reach(cfg, &src->files, workspace_chosen(layers), err)))
 		return rc;
 	if ((rc = policy_load(&src->policy, err)) ||
 	    (rc = policy_enforce(&src->policy, cfg, src, err)))

@@ -161,6 +161,15 @@ ln -s "$WS/in-ws.policy" "$P/link.policy"
 kj exec --seccomp "$P/link.policy" -- true
 like "$rc:$err" "^125:.*inside the workspace" policy_symlink_into_workspace_refused
 
+# A link planted in the workspace to a policy outside it: refused (an
+# earlier run would choose this run's filter).
+cp "$P/no-uname.policy" "$P/outside.policy"
+ln -s "$P/outside.policy" "$WS/planted.policy"
+kj exec --seccomp ./planted.policy -- true
+like "$rc:$err" "^125:kjail: seccomp: --seccomp ./planted.policy: $WS/planted.policy is a symlink inside $WS, which the sandbox can write" \
+	policy_link_planted_in_workspace_refused
+rm -f "$WS/planted.policy"
+
 cp "$P/no-uname.policy" "$P/shared.policy"
 chmod 0666 "$P/shared.policy"
 kj exec --seccomp "$P/shared.policy" -- true

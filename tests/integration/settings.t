@@ -274,6 +274,29 @@ like "$rc:$err" "^125:kjail: option: --profile: no profile 'wsprof'" profile_nam
 # ... and refused when named explicitly, or reached through a link.
 kje exec --profile "$WS/wsprof.profile" -- true
 like "$rc:$err" "^125:kjail: settings: $WS/wsprof.profile is inside the workspace $WS, which the sandbox can write" profile_path_in_workspace_refused
+# A profile planted in the current directory (the default workspace) that
+# moves the workspace elsewhere escaped the check, which looked only at
+# the workspace it chose: refused, by path and through KJAIL_PROFILE.
+mkdir -p "$T/elsewhere"
+printf 'setenv WHO=planted\nworkspace %s\n' "$T/elsewhere" >"$WS/moves.profile"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$WS/moves.profile" "$T/elsewhere"
+kje exec --profile ./moves.profile -- sh -c 'echo "who=$WHO"'
+like "$rc:$err" "^125:kjail: settings: $WS/moves.profile is inside the current directory $WS, the default workspace" \
+	profile_moving_workspace_away_refused
+KJAIL_PROFILE=./moves.profile kje exec --limits best-effort -- sh -c 'echo "who=$WHO"'
+like "$rc:$out:$err" "^125::kjail: settings: $WS/moves.profile is inside the current directory" \
+	profile_moving_workspace_away_refused_from_env
+# The caller naming the workspace is the caller's choice.
+kje exec --limits best-effort --workspace "$T/elsewhere" --profile "$WS/moves.profile" -- sh -c 'echo "who=$WHO"'
+is "$rc:$out" "0:who=planted" profile_outside_chosen_workspace_read
+# A link planted in the workspace to a profile outside it: refused.
+printf 'setenv WHO=linked\n' >"$T/loose.profile"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/loose.profile"
+ln -s "$T/loose.profile" "$WS/link.profile"
+kje exec --profile ./link.profile -- sh -c 'echo "who=$WHO"'
+like "$rc:$err" "^125:kjail: settings: --profile ./link.profile: $WS/link.profile is a symlink inside $WS, which the sandbox can write" \
+	profile_link_planted_in_workspace_refused
+rm -f "$WS/moves.profile" "$WS/link.profile"
 ln -s "$WS/settings" "$USER_DIR/settings"
 kje exec --limits best-effort -- true
 like "$rc:$err" "^125:kjail: settings: $WS/settings is inside the workspace" settings_symlink_into_workspace_refused
