@@ -307,7 +307,10 @@ static int check_path(const struct kj_rule *r, const struct kj_config *c,
 		  (!strcmp(r->opt, "rw") && c->workspace.writable) ||
 		  (!strcmp(r->opt, "ro") && !c->workspace.writable);
 
-	if (ws && path_covers(r->path, c->workspace.src)) {
+	/* Overlap either way: a grant of PATH's parent shows PATH too
+	 * (`deny rw /srv/secret` did not stop `--rw /srv`). */
+	if (ws &&
+	    (path_covers(r->path, c->workspace.src) || path_covers(c->workspace.src, r->path))) {
 		snprintf(what, sizeof(what), "the %s workspace %s",
 			 c->workspace.writable ? "writable" : "read-only", c->workspace.src);
 		return denied(r, what, from(s, "workspace"), err);
@@ -317,7 +320,7 @@ static int check_path(const struct kj_rule *r, const struct kj_config *c,
 	for (size_t i = 0; i < c->nbinds; i++) {
 		const struct kj_bind *b = &c->binds[i];
 		if (b->agent || b->writable != !strcmp(r->opt, "rw") ||
-		    !path_covers(r->path, b->src))
+		    !(path_covers(r->path, b->src) || path_covers(b->src, r->path)))
 			continue;
 		snprintf(what, sizeof(what), "--%s %s", r->opt, b->src);
 		return denied(r, what, from(s, r->opt), err);
@@ -337,10 +340,34 @@ static bool used(const struct kj_sources *s, const char *opt)
 	return o && strncmp(o, builtin_default, sizeof(builtin_default) - 1);
 }
 
+/* --isolation none (the host profile) has no mount namespace, no
+ * Landlock, no seccomp and the host's network, whatever the nominal
+ * values say: the rules are weighed on what the command gets. Judged on
+ * the values alone, `deny rw /srv`, `deny landlock off`, `deny seccomp
+ * /` and `deny net host` each let --profile host through. */
+static int check_no_isolation_rule(const struct kj_rule *r, const struct kj_config *c,
+				   const struct kj_sources *s, struct kj_err *err)
+{
+	const char *what = NULL;
+
+	if (c->isolation != KJ_ISOLATION_NONE)
+		return 0;
+	if (!strcmp(r->opt, "rw") || !strcmp(r->opt, "workspace"))
+		what = "--isolation none (every path the caller can write is writable)";
+	else if (!strcmp(r->opt, "landlock") && r->num == KJ_LANDLOCK_OFF)
+		what = "--isolation none (no Landlock)";
+	else if (!strcmp(r->opt, "seccomp") && r->num == KJ_SECCOMP_FILE)
+		what = "--isolation none (no seccomp filter at all)";
+	else if (!strcmp(r->opt, "net") && r->num == KJ_NET_HOST)
+		what = "--isolation none (the host's network)";
+	return what ? denied(r, what, from(s, "isolation"), err) : 0;
+}
+
 static int check_deny(const struct kj_rule *r, const struct kj_config *c,
 		      const struct kj_sources *s, struct kj_err *err)
 {
 	char what[300];
+	int rc;
 
 	if (!r->value) {
 		snprintf(what, sizeof(what), "--%s", r->opt);
@@ -348,6 +375,8 @@ static int check_deny(const struct kj_rule *r, const struct kj_config *c,
 	}
 	if (!strcmp(r->opt, "profile"))
 		return check_profile(r, c, s, err);
+	if ((rc = check_no_isolation_rule(r, c, s, err)))
+		return rc;
 	if (in(path_opts, r->opt))
 		return check_path(r, c, s, err);
 	snprintf(what, sizeof(what), "--%s %s", r->opt, r->value);
@@ -360,6 +389,11 @@ static int check_deny(const struct kj_rule *r, const struct kj_config *c,
 		return denied(r, what, from(s, r->opt), err);
 	if (!strcmp(r->opt, "setenv") && env_listed(c->setenv, c->nsetenv, r->value, true))
 		return denied(r, what, from(s, r->opt), err);
+	/* --env NAME sets NAME inside as surely, to the caller's value. */
+	if (!strcmp(r->opt, "setenv") && env_listed(c->passenv, c->npassenv, r->value, false)) {
+		snprintf(what, sizeof(what), "--env %s", r->value);
+		return denied(r, what, from(s, "env"), err);
+	}
 	/* An --env-file line sets a variable as --setenv does: without
 	 * this, `deny setenv LD_PRELOAD` let a vault line through. */
 	if (!strcmp(r->opt, "setenv") &&

@@ -137,6 +137,23 @@ is "$rc:$err" "0:" deny_rw_allows_the_workspace_read_only
 kje exec "${BE[@]}" --ro "$T/private/sub" -- true
 is "$rc:$err" "0:" deny_rw_allows_read_only_grant
 allowed deny_rw_allows_other_paths exec "${BE[@]}" --rw "$T/other" -- touch "$RAN"
+# A grant above PATH shows PATH writable too.
+mkdir -p "$T/par/secret"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$T/par"
+sys_policy "deny rw $T/par/secret"
+denied deny_rw_against_grant_of_parent \
+	"^kjail: policy: --rw $T/par \(from --rw\) is denied by /etc/kjail/policy:1: deny rw $T/par/secret" \
+	exec "${BE[@]}" --rw "$T/par" -- touch "$T/par/secret/x"
+ok deny_rw_parent_grant_never_wrote test ! -e "$T/par/secret/x"
+sys_policy "deny rw $T/private"
+# With --isolation none the whole host is writable: denied whatever the grants.
+denied deny_rw_against_isolation_none \
+	"^kjail: policy: --isolation none \(every path the caller can write is writable\) \(from built-in host.profile:[0-9]+\) is denied by /etc/kjail/policy:1: deny rw $T/private" \
+	exec --profile host -- touch "$T/private/x"
+ok deny_rw_isolation_none_never_wrote test ! -e "$T/private/x"
+sys_policy 'deny landlock off' 'deny net host'
+denied deny_landlock_off_against_isolation_none "--isolation none \(no Landlock\)" \
+	exec --profile host -- touch "$RAN"
 
 # ---------------------------------------------- deny OPTION, deny setenv NAME
 sys_policy 'deny setenv LD_PRELOAD' 'deny env-file'
@@ -147,6 +164,9 @@ user_profile preload 'setenv LD_PRELOAD=/x.so'
 denied deny_setenv_name_against_profile "--setenv LD_PRELOAD \(from ~/.config/kjail/profiles/preload.profile:1\)" \
 	exec "${BE[@]}" --profile preload -- touch "$RAN"
 allowed deny_setenv_allows_other_names exec "${BE[@]}" --setenv LD_LIBRARY_PATH=/x -- touch "$RAN"
+LD_PRELOAD=libc.so.6 denied deny_setenv_name_against_env_passthrough \
+	"^kjail: policy: --env LD_PRELOAD \(from --env\) is denied by /etc/kjail/policy:1" \
+	exec "${BE[@]}" --env LD_PRELOAD -- touch "$RAN"
 put "$T/preload.env" "$KJ_OWNER" 0600 'LD_PRELOAD=/x.so'
 sys_policy 'deny setenv LD_PRELOAD'
 denied deny_setenv_name_against_env_file_line \
