@@ -112,7 +112,16 @@ __attribute__((noreturn)) void session_serve(struct sandbox *sb, int listenfd);
 int session_connect(const char *name, struct kj_err *err);
 
 /* The commands (session_cmd.c, session_client.c). */
+/* -EEXIST (err filled) when a session of that name runs. */
 int session_create(const struct kj_config *cfg, const char *name, struct kj_err *err);
+/* What kjail create and exec -s --create refuse before creating: flags
+ * a session cannot honour (exec: --cwd is the exec's own), the host
+ * profile. */
+struct kj_sources;
+int session_create_check(const struct kj_config *cfg, const struct kj_sources *src, bool exec,
+			 struct kj_err *err);
+/* Wait until no create of NAME is under way (its record is written). */
+int session_settled(const char *name, struct kj_err *err);
 int cmd_create(int argc, char **argv);
 /* Is this `kjail exec` argv aimed at a session (-s NAME, --session)? */
 bool session_requested(int argc, char **argv);

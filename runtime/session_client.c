@@ -385,14 +385,24 @@ int cmd_session_exec(int argc, char **argv)
 		static struct kj_sources src;
 		struct kj_err ignored;
 		int fd;
+		bool join = false;
 		rc = settings_load(n, rest, true, &cfg, &src, &err);
+		if (!rc)
+			rc = session_create_check(&cfg, &src, true, &err);
 		if (!rc && (fd = session_connect(name, &ignored)) >= 0) {
 			close(fd);
+			join = true;
+		} else if (!rc && (rc = session_create(&cfg, name, &err)) == -EEXIST) {
+			/* Another --create of the same name won the race. */
+			err = (struct kj_err){0};
+			rc = 0;
+			join = true;
+		}
+		/* A session that answers may still be writing its record. */
+		if (!rc && join && !(rc = session_settled(name, &err))) {
 			rc = same_sandbox(name, &cfg, &err);
 			shaped = true;
 			config_init(&cfg);
-		} else if (!rc) {
-			rc = session_create(&cfg, name, &err);
 		}
 	}
 	if (!rc && (!create || shaped)) {

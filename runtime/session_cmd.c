@@ -254,9 +254,9 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	if (session_record_read(name, &rec, err) == 0) {
 		if (!strcmp(rec.state, "running") && session_supervisor_alive(&rec)) {
 			close(lock);
-			return kj_fail(err, "session", 0,
-				       "choose another name, or kjail rm it first",
-				       "session '%s' exists", name);
+			kj_fail(err, "session", 0, "choose another name, or kjail rm it first",
+				"session '%s' exists", name);
+			return -EEXIST; /* exec --create joins it instead */
 		}
 		session_forget(name); /* stopped or dead: the name is free again */
 		(void)cgroup_gc(NULL, err);
@@ -302,10 +302,29 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	return 0;
 }
 
+int session_settled(const char *name, struct kj_err *err)
+{
+	char lockpath[512];
+	int lock;
+
+	/* A create holds the name's lock from before its socket listens
+	 * until its record is written: once the lock is free, a session
+	 * that answers has its record. */
+	if (session_path(lockpath, sizeof(lockpath), name, "lock", err))
+		return -EINVAL;
+	lock = lock_name(lockpath, true);
+	if (lock == -ENOENT)
+		return 0; /* no create ever ran, or it was removed: nothing to wait for */
+	if (lock < 0)
+		return kj_fail(err, "session", -lock, NULL, "lock %s", lockpath);
+	close(lock);
+	return 0;
+}
+
 /* Flags of kjail exec that a create cannot honour: refused, not dropped
  * (`kjail create --cwd src NAME` ran every exec in the workspace). Only
  * flags: a profile or settings line serves kjail exec as well. */
-static int refuse_exec_only_flags(const struct kj_sources *src, struct kj_err *err)
+static int refuse_exec_only_flags(const struct kj_sources *src, bool exec, struct kj_err *err)
 {
 	static const struct {
 		const char *opt, *fix;
@@ -318,11 +337,24 @@ static int refuse_exec_only_flags(const struct kj_sources *src, struct kj_err *e
 
 	for (size_t i = 0; i < sizeof(only) / sizeof(only[0]); i++) {
 		const char *o = settings_origin(src, only[i].opt);
+		if (exec && !strcmp(only[i].opt, "cwd"))
+			continue; /* exec -s --create --cwd DIR: this exec's */
 		if (o && o[0] == '-')
 			return kj_fail(err, "option", 0, only[i].fix,
 				       "--%s does nothing for kjail create", only[i].opt);
 	}
 	return 0;
+}
+
+int session_create_check(const struct kj_config *cfg, const struct kj_sources *src, bool exec,
+			 struct kj_err *err)
+{
+	int rc = refuse_exec_only_flags(src, exec, err);
+
+	if (rc == 0 && cfg->isolation == KJ_ISOLATION_NONE)
+		rc = kj_fail(err, "session", 0, "sessions need the namespaces sandbox",
+			     "the host profile has no sandbox to keep");
+	return rc;
 }
 
 int cmd_create(int argc, char **argv)
@@ -344,10 +376,7 @@ int cmd_create(int argc, char **argv)
 		rc = kj_fail(&err, "option", 0, "usage: kjail create [OPTIONS] NAME",
 			     "unexpected argument '%s'", cfg.argv[1]);
 	if (rc == 0)
-		rc = refuse_exec_only_flags(&src, &err);
-	if (rc == 0 && cfg.isolation == KJ_ISOLATION_NONE)
-		rc = kj_fail(&err, "session", 0, "sessions need the namespaces sandbox",
-			     "the host profile has no sandbox to keep");
+		rc = session_create_check(&cfg, &src, false, &err);
 	if (rc || session_create(&cfg, cfg.argv[0], &err)) {
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;

@@ -246,9 +246,11 @@ static void handle_request(struct sandbox *sb, int i)
 		return;
 	}
 	payload[len] = '\0';
-	last_activity_ms = now_ms();
 	switch (h.type) {
 	case SESSION_EXEC:
+		/* Only an exec is activity: a `kjail ls` (INFO) that counted
+		 * kept every session it looked at alive, idle 0 s, forever. */
+		last_activity_ms = now_ms();
 		if (nfds != 3 || h.nargv == 0 || conns[i].pid || conns[i].done) {
 			reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, "malformed exec request");
 			break;

@@ -4,7 +4,7 @@
 
 session_test_setup
 S=kjt-$$
-cleanup_sessions() { for s in "$S" "$S-b" "$S-idle" "$S-c" "$S-g" "$S-kg"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
+cleanup_sessions() { for s in "$S" "$S-b" "$S-idle" "$S-c" "$S-g" "$S-kg" "$S-cc"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
 trap 'cleanup_sessions; _cleanup' EXIT
 
 kj create $CREATE_ARGS "$S"
@@ -273,5 +273,30 @@ kj ls
 like "$out" "$S-idle +stopped" idle_timeout_stops_session
 kj exec -s "$S-idle" --create $CREATE_ARGS -- echo again
 is "$out" again create_recreates_after_idle_stop
+kj rm "$S-idle"
+
+# Concurrent --create of one name: one creates, the others join it, and
+# every command runs.
+for i in 1 2 3 4; do
+	as_caller "$KJAIL" exec -s "$S-cc" --create $CREATE_ARGS -- echo "ok$i" >"$T/cc.$i" 2>&1 </dev/null &
+done
+wait
+is "$(cat "$T/cc.1" "$T/cc.2" "$T/cc.3" "$T/cc.4" | sort | tr '\n' ' ')" "ok1 ok2 ok3 ok4 " \
+	concurrent_create_on_exec_all_run
+kj rm "$S-cc"
+
+# exec --create makes the checks kjail create makes.
+kj exec -s "$S-cc" --create --profile host -- true
+like "$rc:$err" "^125:kjail: session: the host profile has no sandbox to keep" create_on_exec_refuses_host_profile
+kj exec -s "$S-cc" --create $CREATE_ARGS --stats -- true
+like "$rc:$err" "^125:kjail: option: --stats does nothing for kjail create" create_on_exec_refuses_stats
+kj ls
+unlike "$out" "$S-cc " create_on_exec_refused_leaves_no_session
+
+# Looking is no activity: a `kjail ls` every half second does not keep
+# a session alive past its idle timeout.
+kj create $CREATE_ARGS --idle-timeout 1s "$S-idle"
+for _ in 1 2 3 4 5 6; do kj ls; sleep 0.5; done
+like "$out" "$S-idle +stopped" idle_timeout_not_reset_by_ls
 
 done_testing
