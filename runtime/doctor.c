@@ -396,16 +396,24 @@ static void posture(struct report *r, const struct kj_config *cfg, const struct 
 		set(r->posture, sizeof(r->posture),
 		    "%s · no isolation (the environment is the boundary) · %s", name, r->limits);
 	else
+		/* "full" only without a downgrade: the host's network or
+		 * Landlock turned off make it "reduced", and say so. */
 		set(r->posture, sizeof(r->posture),
-		    "%s · full isolation (user, mount ro-root%s, pid, net %s, seccomp%s%s, caps dropped) · %s",
-		    name, cfg->workspace_ro ? ", read-only workspace" : "",
+		    "%s · %s isolation (user, mount ro-root%s, pid, net %s, seccomp%s%s, caps dropped) · %s",
+		    name,
+		    cfg->net == KJ_NET_HOST || cfg->landlock == KJ_LANDLOCK_OFF ? "reduced"
+										: "full",
+		    cfg->workspace_ro ? ", read-only workspace" : "",
 		    cfg->net == KJ_NET_NONE   ? "none"
-		    : cfg->net == KJ_NET_HOST ? "host"
+		    : cfg->net == KJ_NET_HOST ? "host (not isolated)"
 					      : "proxy",
 		    cfg->seccomp == KJ_SECCOMP_STRICT ? " strict"
 		    : cfg->seccomp == KJ_SECCOMP_FILE ? " (policy file)"
 						      : "",
-		    r->landlock_abi > 0 ? ", landlock" : "", r->limits);
+		    cfg->landlock == KJ_LANDLOCK_OFF ? ", landlock off"
+		    : r->landlock_abi > 0            ? ", landlock"
+						     : "",
+		    r->limits);
 }
 
 /* In the order a run meets them: the first one a run would stop at. */

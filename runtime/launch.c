@@ -187,6 +187,12 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 			       .pidfd = -1,
 			       .proxy_fd = -1,
 			       .session_listen = session_listen};
+	/* A downgrade is the caller's to ask for, and said: a settings line
+	 * or a profile can set these as silently as a flag. */
+	if (!cfg->quiet && cfg->net == KJ_NET_HOST)
+		kj_note("net: host: the command shares the host's network (not isolated)");
+	if (!cfg->quiet && cfg->landlock == KJ_LANDLOCK_OFF)
+		kj_note("landlock: off: no Landlock rules beneath the mounts");
 	if (env_build(cfg, &sb->envp, err))
 		return -EINVAL;
 	kj_trace("environment built");

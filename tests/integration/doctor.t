@@ -100,7 +100,9 @@ like "$(line profile)" "strict \(chosen by KJAIL_PROFILE; built-in strict.profil
 like "$(line posture)" "strict · full isolation \(user, mount ro-root, read-only workspace, pid, net none, seccomp strict" doctor_posture_strict
 kje doctor --profile ci --net host --memory max --pids max
 like "$(line profile)" "ci \(chosen by --profile; built-in ci.profile\)" doctor_names_profile_source_flag
-like "$(line posture)" "net host" doctor_posture_net_host
+like "$(line posture)" "ci · reduced isolation \(.*net host \(not isolated\)" doctor_posture_net_host
+kje doctor --landlock off --memory max --pids max
+like "$(line posture)" " · reduced isolation \(.*, landlock off, caps dropped\)" doctor_posture_landlock_off
 reset_config
 
 # The host profile: doctor says so, and it can run where limits cannot.

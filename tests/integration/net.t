@@ -13,8 +13,13 @@ like "$out" "^gso_max_size ([0-9]+) tso_max_size \1 $" sandbox_lo_gso_limit_is_i
 host_gso() { ip -d link show lo | grep -o 'gso_max_size [0-9]*'; }
 before=$(host_gso)
 kj exec --net host -- true
+like "$err" "^kjail: net: host: the command shares the host's network \(not isolated\)$" net_host_announced
 kj exec -- true
 is "$(host_gso)" "$before" host_lo_untouched
+kj exec --net host --quiet -- true
+is "$rc:$err" "0:" net_host_note_quiet
+kj exec --landlock off -- true
+like "$err" "^kjail: landlock: off: no Landlock rules beneath the mounts$" landlock_off_announced
 
 inside_loopback='import socket, threading
 for fam, addr in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
