@@ -60,9 +60,21 @@ static bool in_list(const char *const *list, size_t n, const char *name, size_t 
 	return false;
 }
 
+/* LC_*: the locale categories glibc knows, no other LC_ name. SSH's
+ * habit of `AcceptEnv LC_*` makes LC_ a way to carry data to a remote
+ * shell (`LC_DB=postgres://user:password@...`), and such a name looks
+ * like no secret. */
+static const char *const locale_names[] = {
+	"LC_ALL",         "LC_CTYPE",    "LC_COLLATE",
+	"LC_MESSAGES",    "LC_MONETARY", "LC_NUMERIC",
+	"LC_TIME",        "LC_ADDRESS",  "LC_IDENTIFICATION",
+	"LC_MEASUREMENT", "LC_NAME",     "LC_PAPER",
+	"LC_TELEPHONE",   NULL,
+};
+
 static bool allowed_name(const char *name, size_t len)
 {
-	return in_list(allowed, SIZE_MAX, name, len) || (len > 3 && !strncmp(name, "LC_", 3));
+	return in_list(allowed, SIZE_MAX, name, len) || in_list(locale_names, SIZE_MAX, name, len);
 }
 
 /* Replace or append NAME=VALUE (entry) in env. */

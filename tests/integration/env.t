@@ -5,13 +5,15 @@
 export OPENAI_API_KEY=sk-test-1 GITHUB_TOKEN=ghp-test-2 AWS_SECRET_ACCESS_KEY=aws-3 \
 	MY_PASSWORD=pw-4 SSH_AUTH_SOCK=/tmp/agent.sock DB_SECRET=s-5 GH_TOKEN=gh-6 \
 	NPM_TOKEN=npm-7 SOME_CREDENTIALS=c-8 LC_API_KEY=lc-9 RANDOM_VAR=plain \
-	LANG=C.UTF-8 LC_ALL=C TZ=UTC TERM=xterm-test
+	LANG=C.UTF-8 LC_ALL=C LC_TIME=C TZ=UTC TERM=xterm-test LC_DB=postgres://u:hunter2@db/x
 
 kj exec -- env
 unlike "$out" "sk-test-1|ghp-test-2|aws-3|pw-4|agent.sock|s-5|gh-6|npm-7|c-8|lc-9" secrets_absent_inside
 unlike "$out" "RANDOM_VAR" unlisted_variable_absent
 like "$out" "LANG=C.UTF-8" lang_passes
 like "$out" "LC_ALL=C" lc_star_passes
+like "$out" "LC_TIME=C" lc_category_passes
+unlike "$out" "LC_DB|hunter2" lc_name_not_a_locale_category_absent
 like "$out" "TZ=UTC" tz_passes
 like "$out" "TERM=xterm-test" term_passes
 like "$out" "PATH=" path_present
