@@ -252,7 +252,10 @@ static void handle_request(struct sandbox *sb, int i)
 		 * kept every session it looked at alive, idle 0 s, forever. */
 		last_activity_ms = now_ms();
 		if (nfds != 3 || h.nargv == 0 || conns[i].pid || conns[i].done) {
+			/* Both replies, as for every refused exec: a client
+			 * waits for the exit status. */
 			reply(conns[i].fd, SESSION_FAILED, KJ_EXIT_SETUP, "malformed exec request");
+			reply(conns[i].fd, SESSION_EXITED, KJ_EXIT_SETUP, NULL);
 			break;
 		}
 		{

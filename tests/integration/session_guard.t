@@ -149,6 +149,20 @@ as_caller python3 "$T/sock_exec.py" "$SD/$S.sock" </dev/null >"$T/sock.out" 2>&1
 is "$(cat "$T/sock.out")" "6 stdio fd 0 is not a pipe or /dev/null (kjail's client relays sockets, terminals and files)" \
 	session_refuses_socket_stdio_from_another_client
 
+# An exec request without fds: refused with both replies (the failure,
+# then an exit status), so a client never waits for a status that does
+# not come.
+cat >"$T/nofd_exec.py" <<'PY'
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+s.send(struct.pack("<IiQQII", 1, 0, 0, 0, 1, 0) + b"true\0")
+s.settimeout(5)
+print(" ".join(str(struct.unpack("<Ii", s.recv(70000)[:8])) for _ in range(2)))
+PY
+as_caller python3 "$T/nofd_exec.py" "$SD/$S.sock" </dev/null >"$T/nofd.out" 2>&1
+is "$(cat "$T/nofd.out")" "(6, 125) (5, 125)" malformed_exec_gets_failure_and_exit_status
+
 kj exec -s "$S" --cwd '' -- pwd
 like "$rc:$err" "^125:kjail: option: --cwd: empty path" exec_into_session_refuses_empty_cwd
 
