@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "net/proxy.h"
+#include "runtime/conffile.h"
 
 /* path resolved into out, canonical, with no symlink the sandbox can
  * write on the way (runtime/config.c). 0, 1 (refused, err filled), or
@@ -44,9 +45,12 @@ static int check_hosts_file(struct kj_config *cfg, struct kj_err *err)
 	if (st.st_uid != cfg->caller_uid && st.st_uid != 0)
 		return kj_fail(err, "net", 0, fix, "--net-hosts %s belongs to uid %u, not to you",
 			       cfg->net_hosts, (unsigned)st.st_uid);
-	if (st.st_mode & S_IWOTH)
-		return kj_fail(err, "net", 0, "chmod o-w it",
-			       "--net-hosts %s is writable by everyone", cfg->net_hosts);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return kj_fail(err, "net", 0, "chmod go-w it",
+			       "--net-hosts %s is writable by group or others", cfg->net_hosts);
+	/* The same rule as every configuration file: its directory too. */
+	if (conf_check_dir("net", buf, CONF_USER, err))
+		return -EPERM;
 	if (!(canon = strdup(buf)))
 		return kj_fail(err, "net", ENOMEM, NULL, "--net-hosts");
 	/* settings.c records it with the configuration files: one inside

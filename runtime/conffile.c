@@ -159,7 +159,7 @@ static int check_file(const char *part, const char *shown, const struct stat *st
 
 /* Whoever can write the directory can replace the file in it (unless the
  * directory is sticky, as /tmp is: then only the file's owner can). */
-static int check_dir(const char *part, const char *real, enum conf_trust trust, struct kj_err *err)
+int conf_check_dir(const char *part, const char *real, enum conf_trust trust, struct kj_err *err)
 {
 	char dir[PATH_MAX], fix[PATH_MAX + 32];
 	const char *shown, *slash = strrchr(real, '/');
@@ -281,7 +281,7 @@ static int check_link_dir(const char *dir, const char *name, void *arg)
 	if (snprintf(link, sizeof(link), "%s%s%s", dir, dir[1] ? "/" : "", name) >=
 	    (int)sizeof(link))
 		return kj_fail(c->err, c->part, ENAMETOOLONG, NULL, "%s", dir), 1;
-	if (check_dir(c->part, link, c->trust, c->err))
+	if (conf_check_dir(c->part, link, c->trust, c->err))
 		return 1;
 	if (stat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX) && lstat(link, &st) == 0 &&
 	    check_owner(c->part, conf_shown(link), &st, c->trust, "the symlink ", c->err))
@@ -338,9 +338,9 @@ int conf_read(const char *part, const char *path, enum conf_trust trust, char **
 		return conf_absent(part, path, err);
 	if (!(*real = malloc(PATH_MAX)))
 		return kj_fail(err, part, ENOMEM, NULL, "%s", conf_shown(path));
-	rc = conf_resolve(path, true, *real, PATH_MAX,
-			  trust == CONF_PRIVATE ? NULL : check_link_dir,
-			  &(struct link_check){part, trust, err});
+	rc = conf_resolve(
+		path, true, *real, PATH_MAX, check_link_dir,
+		&(struct link_check){part, trust == CONF_PRIVATE ? CONF_USER : trust, err});
 	if (rc) {
 		free(*real);
 		*real = NULL;
@@ -358,7 +358,7 @@ int conf_read(const char *part, const char *path, enum conf_trust trust, char **
 		goto fail_nofd; /* shown points into *real: fail first, then free */
 	}
 	if (check_file(part, shown, &st, trust, err) ||
-	    (trust != CONF_PRIVATE && check_dir(part, *real, trust, err))) {
+	    conf_check_dir(part, *real, trust == CONF_PRIVATE ? CONF_USER : trust, err)) {
 		free(*real);
 		*real = NULL;
 		return -EPERM;

@@ -85,12 +85,17 @@ enum conf_trust {
 int conf_resolve(const char *path, bool follow_last, char *out, size_t size,
 		 int (*on_link)(const char *dir, const char *name, void *arg), void *arg);
 
+/* The directory holding real (canonical) must be one only its owner (root
+ * or, but for CONF_SYSTEM, the caller) can change, or sticky: whoever can
+ * replace the file chooses it. 0 or -EPERM/-errno with err filled. */
+int conf_check_dir(const char *part, const char *real, enum conf_trust trust, struct kj_err *err);
+
 /* Read a configuration file. Symlinks are resolved; the file itself must
- * be a regular file the trust rule accepts, and (except CONF_PRIVATE) so
- * must its directory, and the directory holding each symlink on the way
- * (whoever can replace a link chooses the file). Returns -ENOENT without touching err when there is
- * no such file; a symlink on the path whose target is missing is an error,
- * not "no file". *real gets the canonical path (malloc'd). */
+ * be a regular file the trust rule accepts, and so must its directory,
+ * and the directory holding each symlink on the way (whoever can replace
+ * a link chooses the file), by CONF_USER's rule for CONF_PRIVATE. Returns -ENOENT without touching
+ * err when there is no such file; a symlink on the path whose target is missing is an error, not
+ * "no file". *real gets the canonical path (malloc'd). */
 int conf_read(const char *part, const char *path, enum conf_trust trust, char **text, char **real,
 	      struct kj_err *err);
 

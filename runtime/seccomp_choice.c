@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "runtime/builtin.h"
+#include "runtime/conffile.h"
 
 #define POLICY_MAX_BYTES (256 * 1024)
 
@@ -91,7 +92,8 @@ static int read_policy_file(struct kj_config *cfg, struct kj_err *err)
 		rc = kj_fail(err, "seccomp", errno, NULL, "--seccomp %s", canon);
 		goto fail;
 	}
-	if ((rc = check_file_place(cfg, canon, &st, err)))
+	if ((rc = check_file_place(cfg, canon, &st, err)) ||
+	    (rc = conf_check_dir("seccomp", canon, CONF_USER, err)))
 		goto fail;
 	if (st.st_size > POLICY_MAX_BYTES) {
 		rc = kj_fail(err, "seccomp", EFBIG, "a policy is a few hundred lines",

@@ -197,6 +197,10 @@ vault "$V/badname.env" 0600 "$OWNER" '1BAD=s3cr3t-vault-value'
 refused env_file_bad_name_refused "^kjail: env-file: $V/badname.env:1: invalid variable name" --env-file "$V/badname.env"
 unlike "$err" "s3cr3t" env_file_bad_name_value_not_echoed
 refused env_file_missing_refused "^kjail: env-file: --env-file $V/none.env: No such file or directory" --env-file "$V/none.env"
+mkdir -m 0777 "$T/opendir"
+vault "$T/opendir/v.env" 0600 "$OWNER" 'API_TOKEN=s3cr3t-vault-value'
+refused env_file_in_open_directory_refused "^kjail: env-file: the directory .*opendir is writable by group or others" \
+	--env-file "$T/opendir/v.env"
 vault "$WS/ws.env" 0600 "$OWNER" 'A=1'
 refused env_file_in_workspace_refused "^kjail: settings: $WS/ws.env is inside the workspace" --env-file "$WS/ws.env"
 rm -f "$WS/ws.env"

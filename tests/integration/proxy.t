@@ -541,7 +541,17 @@ kj exec --net proxy --net-log "$WS/link.log" -- true
 like "$rc $err" "^125 kjail: net: --net-log .*link.log is not a regular file" net_log_symlink_refused
 chmod 0666 "$T/hosts"
 kj exec --net proxy --net-hosts "$T/hosts" -- true
-like "$rc $err" "^125 kjail: net: --net-hosts .* is writable by everyone" world_writable_hosts_file_refused
+like "$rc $err" "^125 kjail: net: --net-hosts .* is writable by group or others" world_writable_hosts_file_refused
+chmod 0664 "$T/hosts"
+kj exec --net proxy --net-hosts "$T/hosts" -- true
+like "$rc $err" "^125 kjail: net: --net-hosts .* is writable by group or others" group_writable_hosts_file_refused
+chmod 0644 "$T/hosts"
+# A directory others can write lets them replace the file.
+mkdir -m 0777 "$T/opendir"
+cp "$T/hosts" "$T/opendir/hosts"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/opendir/hosts"
+kj exec --net proxy --net-hosts "$T/opendir/hosts" -- true
+like "$rc $err" "^125 kjail: net: the directory .*opendir is writable by group or others" hosts_file_in_open_directory_refused
 chmod 0644 "$T/hosts"
 printf 'not-an-ip web.test\n' >"$T/badhosts"
 kj exec --net proxy --net-hosts "$T/badhosts" -- true

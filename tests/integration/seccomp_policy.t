@@ -170,6 +170,13 @@ like "$rc:$err" "^125:kjail: seccomp: --seccomp ./planted.policy: $WS/planted.po
 	policy_link_planted_in_workspace_refused
 rm -f "$WS/planted.policy"
 
+# A directory others can write lets them replace the policy.
+mkdir -m 0777 "$T/opendir"
+cp "$P/no-uname.policy" "$T/opendir/p.policy"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/opendir/p.policy"
+kj exec --seccomp "$T/opendir/p.policy" -- true
+like "$rc:$err" "^125:kjail: seccomp: the directory .*opendir is writable by group or others" policy_in_open_directory_refused
+
 cp "$P/no-uname.policy" "$P/shared.policy"
 chmod 0666 "$P/shared.policy"
 kj exec --seccomp "$P/shared.policy" -- true
