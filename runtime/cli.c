@@ -1,6 +1,7 @@
 #include "runtime/cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,9 +141,23 @@ static int opt_host_rule(struct kj_config *c, const char *o, const char *v, stru
 
 static int opt_net_file(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
+	const char **slot = !strcmp(o, "net-log") ? &c->net_log : &c->net_hosts;
+
 	if (!*v)
 		return kj_fail(e, "option", 0, "give a file path", "--%s: empty value", o);
-	*(!strcmp(o, "net-log") ? &c->net_log : &c->net_hosts) = v;
+	/* A replaced --net-hosts must exist; a replaced --net-log (a file
+	 * kjail would make) must have a directory to be made in. */
+	if (*slot && slot == &c->net_hosts && replaced_path_exists(o, *slot, e))
+		return -ENOENT;
+	if (*slot && slot == &c->net_log) {
+		char dir[PATH_MAX];
+		const char *cut = strrchr(*slot, '/');
+		snprintf(dir, sizeof(dir), "%.*s",
+			 cut ? (cut == *slot ? 1 : (int)(cut - *slot)) : 1, cut ? *slot : ".");
+		if (replaced_path_exists(o, dir, e))
+			return -ENOENT;
+	}
+	*slot = v;
 	return 0;
 }
 

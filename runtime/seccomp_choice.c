@@ -19,6 +19,14 @@
 int seccomp_choice_parse(struct kj_config *cfg, const char *opt, const char *value,
 			 struct kj_err *err)
 {
+	struct stat st;
+
+	/* A policy FILE a later value replaces is still checked (invalid
+	 * input is an error wherever it stands; runtime/cli.c). */
+	if (cfg->seccomp_file && stat(cfg->seccomp_file, &st) < 0)
+		return kj_fail(err, "option", errno,
+			       "fix or drop the earlier value; a later one does not excuse it",
+			       "--%s %s (replaced by a later --%s)", opt, cfg->seccomp_file, opt);
 	if (!strcasecmp(value, "default") || !strcasecmp(value, "strict")) {
 		cfg->seccomp =
 			!strcasecmp(value, "default") ? KJ_SECCOMP_DEFAULT : KJ_SECCOMP_STRICT;

@@ -71,6 +71,12 @@ refused replaced_missing_workspace_refused '^kjail: option: --workspace /nonexis
 	exec --workspace /nonexistent --workspace "$WS" -- "${run_marker[@]}"
 refused replaced_missing_env_file_refused '^kjail: option: --env-file /nonexistent \(replaced by a later --env-file\): No such file' \
 	exec --env-file /nonexistent --env-file /dev/null -- "${run_marker[@]}"
+refused replaced_missing_seccomp_file_refused '^kjail: option: --seccomp /nonexistent/p.policy \(replaced by a later --seccomp\): No such file' \
+	exec --seccomp /nonexistent/p.policy --seccomp default -- "${run_marker[@]}"
+refused replaced_missing_net_hosts_refused '^kjail: option: --net-hosts /nonexistent \(replaced by a later --net-hosts\): No such file' \
+	exec --net proxy --allow-host a.test --net-hosts /nonexistent --net-hosts /etc/hosts -- "${run_marker[@]}"
+refused replaced_net_log_without_directory_refused '^kjail: option: --net-log /nonexistent/dir \(replaced by a later --net-log\): No such file' \
+	exec --net proxy --allow-host a.test --net-log /nonexistent/dir/log --net-log "$T/net.log" -- "${run_marker[@]}"
 refused idle_timeout_on_one_shot_refused '^kjail: option: --idle-timeout does nothing for a one-shot kjail exec \(give it to kjail create\)$' \
 	exec --idle-timeout 5m -- "${run_marker[@]}"
 refused size_overflow_names_largest_size '^kjail: option: --memory 99999999T: Numerical result out of range \(the largest size is 16777215T\)$' \
