@@ -182,7 +182,8 @@ __attribute__((noreturn)) static void exec_child(const struct sandbox *sb, int c
 		_exit(KJ_EXIT_SETUP);
 	/* --cwd: absolute inside the sandbox, or relative to the workspace. */
 	if (chdir(cfg->workspace.dest) < 0 || (x->cwd && chdir(x->cwd) < 0)) {
-		kj_fail(&err, "cwd", errno, NULL, "cd %s", x->cwd ? x->cwd : cfg->workspace.dest);
+		kj_fail(&err, "cwd", errno, "give a directory that exists inside the sandbox",
+			"cd %s", x->cwd ? x->cwd : cfg->workspace.dest);
 		reply(connfd, SESSION_FAILED, KJ_EXIT_SETUP, err.msg);
 		_exit(KJ_EXIT_SETUP);
 	}

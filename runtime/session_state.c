@@ -35,7 +35,10 @@ static int ensure_private_dir(const char *dir, bool create, struct kj_err *err)
 	/* Only `kjail create` makes the directory: ls, gc, exec -s, stop and
 	 * rm leave a machine without sessions untouched. */
 	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return kj_fail(err, "session", errno, NULL, "create %s", dir);
+		return kj_fail(err, "session", errno,
+			       errno == ENOENT ? "point XDG_RUNTIME_DIR at a directory that exists"
+					       : NULL,
+			       "create %s", dir);
 	if (lstat(dir, &st) < 0) {
 		if (errno == ENOENT) {
 			kj_fail(err, "session", 0, "kjail create NAME makes one",
@@ -44,6 +47,13 @@ static int ensure_private_dir(const char *dir, bool create, struct kj_err *err)
 		}
 		return kj_fail(err, "session", errno, NULL, "%s", dir);
 	}
+	/* Planted by another user in a shared /tmp, it cannot be removed by
+	 * us (sticky): say where sessions can live instead. */
+	if (S_ISDIR(st.st_mode) && st.st_uid != geteuid())
+		return kj_fail(err, "session", 0,
+			       "set XDG_RUNTIME_DIR to a private directory of yours; sessions then "
+			       "live in $XDG_RUNTIME_DIR/kjail",
+			       "%s belongs to uid %u, not to you", dir, (unsigned)st.st_uid);
 	if (!session_dir_private(st.st_mode, st.st_uid, geteuid()))
 		return kj_fail(err, "session", 0, "remove it; kjail recreates it with mode 0700",
 			       "%s is not a private directory of yours", dir);
@@ -75,8 +85,11 @@ int session_path(char *buf, size_t len, const char *name, const char *suffix, st
 	if (session_dir(dir, sizeof(dir), err))
 		return -EINVAL;
 	n = snprintf(buf, len, "%s/%s.%s", dir, name, suffix);
-	if (n < 0 || (size_t)n >= len)
-		return kj_fail(err, "session", ENAMETOOLONG, NULL, "%s", name);
+	/* A socket's path must fit sun_path (108 bytes). */
+	if (n < 0 || (size_t)n >= len || (size_t)n >= 108)
+		return kj_fail(err, "session", ENAMETOOLONG,
+			       "use a shorter name, or a shorter XDG_RUNTIME_DIR", "%s/%s.%s", dir,
+			       name, suffix);
 	return 0;
 }
 

@@ -163,6 +163,9 @@ PY
 as_caller python3 "$T/nofd_exec.py" "$SD/$S.sock" </dev/null >"$T/nofd.out" 2>&1
 is "$(cat "$T/nofd.out")" "(6, 125) (5, 125)" malformed_exec_gets_failure_and_exit_status
 
+kj exec -s "$S" --cwd /nonexistent-kjail-dir -- pwd
+like "$rc:$err" "^125:kjail: session: cd /nonexistent-kjail-dir: No such file or directory \(give a directory that exists inside the sandbox\)$" \
+	exec_into_session_missing_cwd_says_the_fix
 kj exec -s "$S" --cwd '' -- pwd
 like "$rc:$err" "^125:kjail: option: --cwd: empty path" exec_into_session_refuses_empty_cwd
 

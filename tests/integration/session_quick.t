@@ -155,6 +155,25 @@ if [ "$KJ_AS" = user ]; then
 	out=$(XDG_RUNTIME_DIR=$T/xdg2 as_caller "$KJAIL" exec -s "$S" -- true 2>&1; echo " rc=$?")
 	out=$(printf '%s' "$out" | tr '\n' ' ')
 	like "$out" "is not a private directory of yours.*rc=125" shared_state_dir_refused
+	# Made by another user: not ours to remove (sticky /tmp), so the fix
+	# says where sessions can live instead.
+	mkdir -p "$T/xdg3/kjail" && chown "$KJ_USER" "$T/xdg3" && chmod 700 "$T/xdg3/kjail"
+	out=$(XDG_RUNTIME_DIR=$T/xdg3 as_caller "$KJAIL" create $CREATE_ARGS "$S-o" 2>&1; echo " rc=$?")
+	like "$out" "kjail: session: $T/xdg3/kjail belongs to uid 0, not to you \(set XDG_RUNTIME_DIR to a private directory of yours" \
+		foreign_state_dir_refused_with_a_fix_that_works
+	# A socket path must fit in 108 bytes; a missing XDG_RUNTIME_DIR is
+	# not made. Both say what to do.
+	long=$T/$(printf 'd%.0s' $(seq 60))
+	mkdir -p "$long" && chown "$KJ_USER" "$long" && chmod 700 "$long"
+	n64=n$(printf 'x%.0s' $(seq 63))
+	out=$(XDG_RUNTIME_DIR=$long as_caller "$KJAIL" create $CREATE_ARGS "$n64" 2>&1; echo " rc=$?")
+	out=$(printf '%s' "$out" | tr '\n' ' ')
+	like "$out" "File name too long \(use a shorter name, or a shorter XDG_RUNTIME_DIR\).* rc=125" \
+		session_path_too_long_says_the_fix
+	out=$(XDG_RUNTIME_DIR=$T/none as_caller "$KJAIL" create $CREATE_ARGS "$S-o" 2>&1; echo " rc=$?")
+	out=$(printf '%s' "$out" | tr '\n' ' ')
+	like "$out" "create $T/none/kjail: No such file or directory \(point XDG_RUNTIME_DIR at a directory that exists\) +rc=125" \
+		session_dir_parent_missing_says_the_fix
 fi
 
 done_testing

@@ -6,18 +6,8 @@
 #include <sys/socket.h>
 
 #include "net/hostmatch.h"
+#include "tests/unit/tap.h"
 
-static int n, failed;
-
-static void ok(int cond, const char *name, const char *detail)
-{
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++n, name);
-	if (!cond) {
-		failed++;
-		if (detail)
-			printf("#   %s\n", detail);
-	}
-}
 
 /* Rules from a NULL-terminated list of patterns (allow, then deny). */
 #define MAX_RULES 16

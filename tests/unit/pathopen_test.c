@@ -25,20 +25,10 @@
 #include <unistd.h>
 
 #include "mounts/mountapi.h"
+#include "tests/unit/tap.h"
 
 #define ROUNDS 300000
 
-static int n, failed;
-
-static void ok(int cond, const char *name, const char *detail)
-{
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++n, name);
-	if (!cond) {
-		failed++;
-		if (detail)
-			printf("#   %s\n", detail);
-	}
-}
 
 static void write_file(const char *path, const char *text)
 {
