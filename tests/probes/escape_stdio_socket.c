@@ -22,7 +22,7 @@
  * NULL with errno set. */
 static const char *interfaces(int fd, char *out, size_t size)
 {
-	struct ifreq req[32];
+	struct ifreq req[32] = {0};
 	struct ifconf conf = {.ifc_len = sizeof(req), .ifc_req = req};
 	size_t used = 0;
 

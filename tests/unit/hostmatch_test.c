@@ -8,7 +8,6 @@
 #include "net/hostmatch.h"
 #include "tests/unit/tap.h"
 
-
 /* Rules from a NULL-terminated list of patterns (allow, then deny). */
 #define MAX_RULES 16
 struct set {

@@ -29,7 +29,6 @@
 
 #define ROUNDS 300000
 
-
 static void write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
