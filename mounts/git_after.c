@@ -111,19 +111,34 @@ static void watch_add(struct git_after *g, const struct kj_config *cfg, const ch
 	close(fd);
 }
 
-/* fn(arg, dir/worktrees/NAME) for each linked worktree of dir. */
+/* fn(arg, dir/worktrees/NAME) for each linked worktree of dir: real
+ * directories only. A worktrees/ or worktrees/NAME that is a symlink is
+ * not git's (git makes directories there) but a command's: followed, it
+ * led kjail's after-run rename onto a host file outside the workspace
+ * (worktrees/evil -> /somewhere, whose commondir changed during the
+ * run). */
 static void each_worktree(const char *dir, void (*fn)(void *, const char *), void *arg)
 {
 	char sub[PATH_MAX];
 	struct dirent *e;
+	struct stat st;
+	int dfd = dir_open(dir), wfd;
 	DIR *d;
 
-	if ((size_t)snprintf(sub, sizeof(sub), "%s/worktrees", dir) >= sizeof(sub) ||
-	    !(d = opendir(sub)))
+	if (dfd < 0)
 		return;
+	wfd = openat(dfd, "worktrees", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(dfd);
+	if (wfd < 0 || !(d = fdopendir(wfd))) {
+		if (wfd >= 0)
+			close(wfd);
+		return;
+	}
 	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && (size_t)snprintf(sub, sizeof(sub), "%s/worktrees/%s",
-							    dir, e->d_name) < sizeof(sub))
+		if (e->d_name[0] != '.' && fstatat(wfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode) &&
+		    (size_t)snprintf(sub, sizeof(sub), "%s/worktrees/%s", dir, e->d_name) <
+			    sizeof(sub))
 			fn(arg, sub);
 	closedir(d);
 }

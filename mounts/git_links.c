@@ -167,16 +167,19 @@ static void take_state(int dirfd, struct git_snap *v)
 	v->hooks = state_of(dirfd, "hooks");
 }
 
-/* .git/modules/NAME, and their own modules, to MAX_DEPTH. */
-static void check_modules(struct walk *w, int gitfd, const char *where, const char *key, int depth,
-			  bool strict)
+/* The entries of a modules/ directory (fd), or of a directory in it that
+ * holds part of a submodule's name: `git submodule add URL libs/foo`
+ * keeps its git directory in .git/modules/libs/foo, so an entry that is
+ * no git directory (no HEAD) is a name's first part, and is walked in
+ * turn (within MAX_DEPTH). */
+static void check_module_names(struct walk *w, int fd, const char *where, const char *key,
+			       int depth, bool strict)
 {
-	int fd = path_open(gitfd, "modules", O_DIRECTORY, BENEATH);
 	struct dirent *e;
 	DIR *d;
 
-	if (fd < 0 || depth >= MAX_DEPTH)
-		goto out;
+	if (depth >= MAX_DEPTH)
+		return;
 	/* Listed through a readable reopen of the O_PATH fd. */
 	{
 		int rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -186,6 +189,7 @@ static void check_modules(struct walk *w, int gitfd, const char *where, const ch
 	}
 	while (d && (e = readdir(d)) && w->checked <= MAX_CHECKED) {
 		char sub[4096];
+		struct stat head;
 		int mfd;
 		if (e->d_name[0] == '.')
 			continue;
@@ -198,15 +202,29 @@ static void check_modules(struct walk *w, int gitfd, const char *where, const ch
 		 * never against another module's state. */
 		if (kn < 0 || (size_t)kn >= sizeof(subkey))
 			subkey[0] = '\0';
-		(void)!snprintf(sub, sizeof(sub), "%s/modules/%s", where, e->d_name);
-		check_gitdir(w, mfd, sub, subkey, depth + 1, NULL, strict);
+		(void)!snprintf(sub, sizeof(sub), "%s/%s", where, e->d_name);
+		if (fstatat(mfd, "HEAD", &head, AT_SYMLINK_NOFOLLOW) == 0)
+			check_gitdir(w, mfd, sub, subkey, depth + 1, NULL, strict);
+		else
+			check_module_names(w, mfd, sub, subkey, depth + 1, strict);
 		close(mfd);
 	}
 	if (d)
 		closedir(d);
-out:
-	if (fd >= 0)
-		close(fd);
+}
+
+/* .git/modules/NAME, and their own modules, to MAX_DEPTH. */
+static void check_modules(struct walk *w, int gitfd, const char *where, const char *key, int depth,
+			  bool strict)
+{
+	int fd = path_open(gitfd, "modules", O_DIRECTORY, BENEATH);
+	char sub[4096];
+
+	if (fd < 0)
+		return;
+	(void)!snprintf(sub, sizeof(sub), "%s/modules", where);
+	check_module_names(w, fd, sub, key, depth, strict);
+	close(fd);
 }
 
 /* key names a git directory of .git/modules ("" for the others): one in
@@ -222,6 +240,8 @@ static void check_gitdir(struct walk *w, int gitfd, const char *where, const cha
 	int rfd;
 
 	if (++w->checked > MAX_CHECKED) {
+		if (w->taking)
+			w->snap->modules_whole = false;
 		if (w->checked == MAX_CHECKED + 1 && !w->taking) {
 			struct kj_err err;
 			w->rc = kj_fail(
@@ -246,8 +266,14 @@ static void check_gitdir(struct walk *w, int gitfd, const char *where, const cha
 			snprintf(v[s->n].key, sizeof(v[s->n].key), "%s", key);
 			take_state(rfd, &v[s->n]);
 			s->n++;
+		} else {
+			s->modules_whole = false;
 		}
-	} else if (strict) {
+	} else if (strict || (*key && !before && w->snap && w->snap->modules_whole)) {
+		/* strict, or a .git/modules entry that was not there when the
+		 * run began: the command's, whatever its files' times say (a
+		 * repository staged in .git in one run and moved into
+		 * modules/ in the next keeps its old ctimes). */
 		for (int i = 0; i < GIT_LINK_FILES; i++)
 			if (state_of(rfd, link_files[i]))
 				set_aside(w, rfd, link_files[i], where, true);
@@ -305,7 +331,9 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 		gitlink = be32(b + start + 24) == GITLINK;
 		flags = (unsigned)b[off + fixed - 2] << 8 | b[off + fixed - 1];
 		off += fixed + (version >= 3 && (flags & 0x4000) ? 2 : 0);
-		if (version == 4) { /* prefix-compressed: strip N bytes, add the rest */
+		if (off >= len)
+			return false; /* the extended flags ran past the end */
+		if (version == 4) {   /* prefix-compressed: strip N bytes, add the rest */
 			unsigned char c;
 			if (off >= len)
 				return false;
@@ -539,12 +567,37 @@ static bool index_unchanged(const struct git_snapshot *s, int gitfd, const struc
 	       st.st_ctim.tv_nsec == s->index.st_ctim.tv_nsec && !changed_since(&st, start);
 }
 
+/* The common directory gitfd's commondir names (dir: gitfd's path), into
+ * *st: true if there is one. */
+static bool common_dir(int gitfd, const char *dir, struct stat *st)
+{
+	char common[PATH_MAX];
+
+	return *dir && !git_named_path(gitfd, "commondir", "", dir, common, sizeof(common)) &&
+	       stat(common, st) == 0;
+}
+
+static void fd_path(int fd, char dir[PATH_MAX])
+{
+	char fdpath[64];
+	ssize_t n;
+
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	n = readlink(fdpath, dir, PATH_MAX - 1);
+	dir[n > 0 ? n : 0] = '\0';
+}
+
 void git_links_snapshot(int gitfd, const char *workspace, struct git_snapshot *s)
 {
 	struct walk w = {.snap = s, .taking = true};
 	struct link_ctx c = {.w = &w, .workspace = workspace};
 
+	char dir[PATH_MAX];
+
 	*s = (struct git_snapshot){0};
+	fd_path(gitfd, dir);
+	s->common_read = common_dir(gitfd, dir, &s->common);
+	s->modules_whole = true; /* until an entry does not fit */
 	check_modules(&w, gitfd, "", "m", 0, false);
 	if (read_gitlinks(gitfd, &s->gitlinks, &s->index) < 0)
 		return;
@@ -564,21 +617,19 @@ void git_links_snapshot_free(struct git_snapshot *s)
 }
 
 /* The index's git directory (its path into dir, "" if unknown) and the
- * common one it names: the user's, read-only during the run. */
-static void own_dirs(int gitfd, struct link_ctx *c, char dir[PATH_MAX])
+ * common one it named before the run: the user's. Not the one it names
+ * after: a commondir the command wrote (../sub/.git) made the command's
+ * own repository "the user's", and its config went unchecked. */
+static void own_dirs(int gitfd, struct link_ctx *c, const struct git_snapshot *before,
+		     char dir[PATH_MAX])
 {
-	char fdpath[64], common[PATH_MAX];
-	ssize_t n;
-
-	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", gitfd);
-	n = readlink(fdpath, dir, PATH_MAX - 1);
-	dir[n > 0 ? n : 0] = '\0';
+	fd_path(gitfd, dir);
 	if (fstat(gitfd, &c->own[0]) == 0)
 		c->nown = 1;
-	if (c->nown && *dir &&
-	    !git_named_path(gitfd, "commondir", "", dir, common, sizeof(common)) &&
-	    stat(common, &c->own[1]) == 0)
+	if (c->nown && before && before->common_read) {
+		c->own[1] = before->common;
 		c->nown = 2;
+	}
 }
 
 int git_links_check(const struct kj_config *cfg, int gitfd, const char *workspace,
@@ -588,7 +639,7 @@ int git_links_check(const struct kj_config *cfg, int gitfd, const char *workspac
 	struct link_ctx c = {.w = &w, .cfg = cfg, .workspace = workspace};
 	char where[4200], dir[PATH_MAX];
 
-	own_dirs(gitfd, &c, dir);
+	own_dirs(gitfd, &c, before, dir);
 	snprintf(where, sizeof(where), "%s/.git", workspace);
 	check_modules(&w, gitfd, where, "m", 0, false);
 	struct git_paths now = {0};

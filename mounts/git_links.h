@@ -45,6 +45,9 @@ struct git_snapshot {
 	bool index_read;           /* index and gitlinks below are known */
 	struct stat index;         /* the index as read (zero: none) */
 	struct git_paths gitlinks; /* its gitlinks */
+	struct stat common;        /* the common dir commondir named then */
+	bool common_read;
+	bool modules_whole; /* taken, and every .git/modules entry is in v */
 };
 
 /* Before the run: the state of every git directory in gitfd/modules, and

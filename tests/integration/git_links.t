@@ -144,4 +144,48 @@ kj exec -- true
 like "$rc:$err" "^125:kjail: git: cannot read $WS/\.git/index for the submodules host git would enter" \
 	unreadable_index_fails_closed
 
+# A v3 entry whose extended flags run past the end of the index: refused
+# the same way, without reading beyond it (an ASan build fails on that).
+printf 'DIRC\0\0\0\003\0\0\0\001' >"$WS/.git/index"
+head -c 60 /dev/zero >>"$WS/.git/index"
+printf '\117\377' >>"$WS/.git/index"
+chown "$KJ_UID:$KJ_GID" "$WS/.git/index"
+kj exec -- true
+like "$rc:$err" "^125:kjail: git: cannot read $WS/\.git/index" truncated_extended_entry_fails_closed
+rm -f "$WS/.git/index"
+git -C "$WS" "${G[@]}" reset -q
+chown -R "$KJ_UID:$KJ_GID" "$WS"
+
+# A commondir the command writes must not make its own repository "the
+# user's": the gitlink's config is still set aside.
+kj exec -- sh -c 'git init -q own && git -C own -c user.email=k@j -c user.name=kj commit -q --allow-empty -m x && git -C own config core.fsmonitor "touch $1/PWNED_CD; false #" && git update-index --add --cacheinfo 160000,$(git -C own rev-parse HEAD),own && echo ../own/.git >.git/commondir && echo planted' sh "$M"
+is "$rc:$out" "0:planted" planted_commondir_and_gitlink_made_inside
+ok gitlink_config_set_aside_despite_planted_commondir test ! -e "$WS/own/.git/config"
+host_git -C "$WS" status
+ok host_git_status_runs_nothing_with_planted_commondir test ! -e "$M/PWNED_CD"
+
+# A submodule whose name holds a slash keeps its git directory in
+# .git/modules/x/y: checked like any other.
+kj exec -- sh -c 'git init -q s && git -C s -c user.email=k@j -c user.name=kj commit -q --allow-empty -m s && mkdir -p .git/modules/x && mv s/.git .git/modules/x/y && rm -rf s && printf "#!/bin/sh\ntouch %s/PWNED_XY\n" "$1" >.git/modules/x/y/hooks/post-checkout && chmod +x .git/modules/x/y/hooks/post-checkout && echo planted' sh "$M"
+is "$rc:$out" "0:planted" slashed_submodule_git_dir_made_inside
+ok slashed_submodule_hooks_set_aside test -e "$WS/.git/modules/x/y/hooks.kjail-refused" -a ! -e "$WS/.git/modules/x/y/hooks"
+
+# Staged in .git in one run, moved into .git/modules in the next: its
+# files keep the first run's times, but it was not there when the second
+# began, so it is the command's.
+kj exec -- sh -c 'git init -q t && git -C t -c user.email=k@j -c user.name=kj commit -q --allow-empty -m t && mv t/.git .git/stash && rm -rf t && printf "#!/bin/sh\ntouch %s/PWNED_ST\n" "$1" >.git/stash/hooks/post-checkout && chmod +x .git/stash/hooks/post-checkout' sh "$M"
+sleep 0.1
+kj exec -- sh -c 'mkdir -p .git/modules && mv .git/stash .git/modules/z && echo moved'
+is "$rc:$out" "0:moved" staged_git_dir_moved_into_modules_inside
+ok staged_git_dir_hooks_set_aside test -e "$WS/.git/modules/z/hooks.kjail-refused" -a ! -e "$WS/.git/modules/z/hooks"
+
+# A worktrees/ entry that is a symlink leads nowhere kjail renames: a host
+# file outside the workspace, changed during the run, stays as it is.
+mkdir -p "$T/victim-wt" && echo old >"$T/victim-wt/commondir" && chown -R "$KJ_UID:$KJ_GID" "$T/victim-wt"
+( sleep 1; echo changed >"$T/victim-wt/commondir" ) &
+kj exec -- sh -c 'mkdir -p .git/worktrees && ln -s "$1" .git/worktrees/evil && sleep 2' sh "$T/victim-wt"
+wait
+ok worktree_symlink_not_followed_by_the_check test -e "$T/victim-wt/commondir" -a ! -e "$T/victim-wt/commondir.kjail-refused"
+rm -f "$WS/.git/worktrees/evil"
+
 done_testing
