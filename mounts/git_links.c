@@ -374,6 +374,18 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 		if (fn && gitlink)
 			fn(arg, path);
 	}
+	/* The extensions, up to the trailing hash. A split index ("link",
+	 * core.splitIndex) keeps entries in sharedindex.*, which this parser
+	 * does not read: a gitlink there would go unchecked, so such an
+	 * index is one kjail cannot read (125), never "no gitlinks". */
+	while (len >= hash && off + 8 <= len - hash) {
+		uint32_t size = be32(b + off + 4);
+		if (!memcmp(b + off, "link", 4))
+			return false;
+		if (size > len - hash - off - 8)
+			break;
+		off += 8 + size;
+	}
 	return true;
 }
 
@@ -654,7 +666,9 @@ int git_links_check(const struct kj_config *cfg, int gitfd, const char *workspac
 	gitlinks_free(&now);
 	if (rc < 0) {
 		struct kj_err err;
-		w.rc = kj_fail(&err, "git", 0, "check the repository with git fsck",
+		w.rc = kj_fail(&err, "git", 0,
+			       "check the repository with git fsck; a split index is not read: "
+			       "git update-index --no-split-index",
 			       "cannot read %s/index for the submodules host git would enter",
 			       *dir ? dir : where);
 		kj_err_print(&err);

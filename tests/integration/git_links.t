@@ -156,6 +156,15 @@ rm -f "$WS/.git/index"
 git -C "$WS" "${G[@]}" reset -q
 chown -R "$KJ_UID:$KJ_GID" "$WS"
 
+# A split index keeps entries in sharedindex.*, which kjail does not read:
+# the run says it could not check (125), never "no gitlinks".
+kj exec -- sh -c 'git update-index --split-index && echo split'
+like "$rc:$out:$err" "^125:split:kjail: git: cannot read $WS/\.git/index for the submodules host git would enter \(check the repository with git fsck; a split index is not read: git update-index --no-split-index\)" \
+	split_index_fails_closed
+as_caller git -C "$WS" update-index --no-split-index
+kj exec -- true
+is "$rc:$err" "0:" unsplit_index_read_again
+
 # A commondir the command writes must not make its own repository "the
 # user's": the gitlink's config is still set aside.
 kj exec -- sh -c 'git init -q own && git -C own -c user.email=k@j -c user.name=kj commit -q --allow-empty -m x && git -C own config core.fsmonitor "touch $1/PWNED_CD; false #" && git update-index --add --cacheinfo 160000,$(git -C own rev-parse HEAD),own && echo ../own/.git >.git/commondir && echo planted' sh "$M"
