@@ -474,10 +474,12 @@ S=kjproxy$$
 rm -f "$LOG"
 kj create $CREATE_ARGS "${P[@]}" --allow-host "web.test:$FULL" --allow-host "127.0.0.1:$FULL" "$S"
 is "$rc:$err" "0:" proxy_session_created
-kj exec -s "$S" -- sh -c "python3 -c \"import socket, time
+# The exec waits until the request is sent (python3 starts slowly in the
+# VM, under TCG), then gives the proxy a moment to take it.
+kj exec -s "$S" -- sh -c "rm -f /tmp/sent; python3 -c \"import socket, time
 s = socket.create_connection(('127.0.0.1', 3128), timeout=10)
-s.sendall(b'CONNECT web.test:$FULL HTTP/1.1\\r\\n\\r\\n'); time.sleep(30)\" >/dev/null 2>&1 &
-sleep 0.5"
+s.sendall(b'CONNECT web.test:$FULL HTTP/1.1\\r\\n\\r\\n'); open('/tmp/sent', 'w').close(); time.sleep(30)\" >/dev/null 2>&1 &
+i=0; while [ ! -e /tmp/sent ] && [ \$i -lt 600 ]; do sleep 0.05; i=\$((i + 1)); done; sleep 0.5"
 kj stop "$S"
 settles 5 grep -q "sandbox ended while connecting" "$LOG"
 like "$(cat "$LOG" 2>/dev/null)" "proto=connect host=web.test port=$FULL decision=allow .*reason=\"sandbox ended while connecting\"" \
