@@ -164,9 +164,13 @@ user_profile preload 'setenv LD_PRELOAD=/x.so'
 denied deny_setenv_name_against_profile "--setenv LD_PRELOAD \(from ~/.config/kjail/profiles/preload.profile:1\)" \
 	exec "${BE[@]}" --profile preload -- touch "$RAN"
 allowed deny_setenv_allows_other_names exec "${BE[@]}" --setenv LD_LIBRARY_PATH=/x -- touch "$RAN"
-LD_PRELOAD=libc.so.6 denied deny_setenv_name_against_env_passthrough \
-	"^kjail: policy: --env LD_PRELOAD \(from --env\) is denied by /etc/kjail/policy:1" \
-	exec "${BE[@]}" --env LD_PRELOAD -- touch "$RAN"
+# (BASH_ENV, not LD_PRELOAD: kjail's own environment here, and an ASan
+# build refuses to start with a foreign LD_PRELOAD.)
+sys_policy 'deny setenv BASH_ENV'
+BASH_ENV=/nonexistent denied deny_setenv_name_against_env_passthrough \
+	"^kjail: policy: --env BASH_ENV \(from --env\) is denied by /etc/kjail/policy:1" \
+	exec "${BE[@]}" --env BASH_ENV -- touch "$RAN"
+sys_policy 'deny setenv LD_PRELOAD' 'deny env-file'
 put "$T/preload.env" "$KJ_OWNER" 0600 'LD_PRELOAD=/x.so'
 sys_policy 'deny setenv LD_PRELOAD'
 denied deny_setenv_name_against_env_file_line \
