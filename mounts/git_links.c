@@ -334,10 +334,7 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 		if (off >= len)
 			return false; /* the extended flags ran past the end */
 		if (version == 4) {   /* prefix-compressed: strip N bytes, add the rest */
-			unsigned char c;
-			if (off >= len)
-				return false;
-			c = b[off++];
+			unsigned char c = b[off++]; /* off < len: checked above */
 			strip = c & 0x7f;
 			while (c & 0x80) {
 				if (off >= len || strip > sizeof(path))
