@@ -495,12 +495,10 @@ static bool host_mask_missing(const struct kj_config *cfg, const char *path, cha
 /* A session directory, canonical (so path_covers can compare it with a
  * grant): the directory itself, or its parent's real path and its name
  * when it does not exist yet. */
-static int add_session_dir(struct kj_config *cfg, const char *xdg, struct kj_err *err)
+static int add_session_dir(struct kj_config *cfg, char *dir, struct kj_err *err)
 {
-	char dir[PATH_MAX], *canon, *slash;
+	char *canon, *slash;
 
-	if (!session_dir_compose(dir, sizeof(dir), (unsigned)geteuid(), xdg))
-		return 0; /* too long to exist: sessions refuse it too */
 	if (!(canon = realpath(dir, NULL)) && (slash = strrchr(dir, '/')) && slash > dir) {
 		char *parent;
 		*slash = '\0';
@@ -529,13 +527,25 @@ static int add_session_dir(struct kj_config *cfg, const char *xdg, struct kj_err
  * timeout or exec into a session made with --net host. */
 static int find_session_dirs(struct kj_config *cfg, struct kj_err *err)
 {
-	char usual[64];
+	char usual[64], dirs[3][PATH_MAX];
+	const char *xdg[3] = {getenv("XDG_RUNTIME_DIR"), NULL, usual};
 	int rc;
 
 	snprintf(usual, sizeof(usual), "/run/user/%u", (unsigned)geteuid());
-	if ((rc = add_session_dir(cfg, getenv("XDG_RUNTIME_DIR"), err)) ||
-	    (rc = add_session_dir(cfg, NULL, err)) || (rc = add_session_dir(cfg, usual, err)))
-		return rc;
+	for (int i = 0; i < 3; i++) {
+		bool seen = false;
+		/* too long to exist: sessions refuse it too */
+		if (!session_dir_compose(dirs[i], sizeof(dirs[i]), (unsigned)geteuid(), xdg[i])) {
+			dirs[i][0] = '\0';
+			continue;
+		}
+		/* Root's three are one (/run/kjail): resolved once, on a path
+		 * every run takes. */
+		for (int j = 0; j < i; j++)
+			seen = seen || !strcmp(dirs[j], dirs[i]);
+		if (!seen && (rc = add_session_dir(cfg, dirs[i], err)))
+			return rc;
+	}
 	return 0;
 }
 
