@@ -168,19 +168,6 @@ static void drop_lock(const char *name)
 	}
 }
 
-/* Clean what a dead supervisor left (socket, record); its cgroup goes
- * with cgroup_gc, its mounts and processes died with it. */
-static void reclaim_if_dead(const char *name)
-{
-	struct session_record rec;
-	struct kj_err ignored;
-
-	if (session_record_read(name, &rec, &ignored) == 0 && !session_supervisor_alive(&rec)) {
-		session_forget(name);
-		drop_lock(name);
-	}
-}
-
 /* Take NAME's lock file (one create per name at a time): the fd, held
  * with LOCK_EX, or -errno (-EWOULDBLOCK when another holds it and !wait).
  * A lock file that rm, gc or a failed create unlinked while this one
@@ -203,6 +190,40 @@ static int lock_name(const char *lockpath, bool wait)
 			return lock;
 		close(lock);
 	}
+}
+
+/* Forget NAME (socket, record, lock file) under its lock, unless it is a
+ * live session; its cgroup goes with cgroup_gc, its mounts and processes
+ * died with its supervisor. The lock is create's: a create holding it is
+ * replacing the record right now, and what a check made before the lock
+ * would remove afterwards could be the new session's socket and record
+ * (a live supervisor nobody could reach or stop by name). gc and stop
+ * (dead_only: a "running" record whose supervisor died) do not wait for
+ * a create; rm does, and leaves what that create made. True when NAME
+ * was forgotten. */
+static bool forget_unless_live(const char *name, bool dead_only)
+{
+	struct session_record rec;
+	struct kj_err ignored;
+	char lockpath[512];
+	bool gone, running;
+	int lock;
+
+	if (session_path(lockpath, sizeof(lockpath), name, "lock", &ignored) ||
+	    (lock = lock_name(lockpath, !dead_only)) < 0)
+		return false;
+	if (session_record_read(name, &rec, &ignored) == 0) {
+		running = !strcmp(rec.state, "running");
+		gone = running ? !session_supervisor_alive(&rec) : !dead_only;
+	} else {
+		gone = !dead_only;
+	}
+	if (gone) {
+		session_forget(name);
+		unlink(lockpath); /* while held, as drop_lock does */
+	}
+	close(lock);
+	return gone;
 }
 
 /* A create that failed leaves nothing behind: no socket or record, and
@@ -557,8 +578,7 @@ static int stop_session(const char *name, struct kj_err *err)
 		 * sandbox running with no name to stop them by. */
 		if (session_supervisor_alive(&rec))
 			return kill_supervisor(name, &rec, err);
-	} else if (!strcmp(rec.state, "running")) {
-		session_forget(name); /* dead: reclaim */
+	} else if (!strcmp(rec.state, "running") && forget_unless_live(name, true)) {
 		(void)cgroup_gc(NULL, err);
 	}
 	return 0;
@@ -591,8 +611,7 @@ int cmd_rm(int argc, char **argv)
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
 	}
-	session_forget(argv[0]);
-	drop_lock(argv[0]);
+	(void)forget_unless_live(argv[0], false);
 	return 0;
 }
 
@@ -665,9 +684,8 @@ int session_gc(struct kj_err *err)
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(l - 6), e->d_name);
 		if (session_record_read(name, &rec, err) == 0 && !strcmp(rec.state, "running") &&
-		    !session_supervisor_alive(&rec)) {
+		    !session_supervisor_alive(&rec) && forget_unless_live(name, true)) {
 			printf("removed session %s\n", name);
-			reclaim_if_dead(name);
 			n++;
 		}
 	}

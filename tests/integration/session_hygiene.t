@@ -8,10 +8,11 @@ S=hyg-$$
 if [ "$KJ_AS" = user ]; then sdir=$XDG_RUNTIME_DIR/kjail; else sdir=/run/kjail; fi
 holder=
 cleanup_sessions() {
-	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
+	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail" "$S-dead"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
 	[ -n "$holder" ] && kill "$holder" 2>/dev/null
 	# (an old kjail's gc leaves the stray sockets this file makes)
-	rm -f "$sdir/$S-stray.sock" "$sdir/$S-stray.lock" "$sdir/$S-held.sock" "$sdir/$S-held.lock"
+	rm -f "$sdir/$S-stray.sock" "$sdir/$S-stray.lock" "$sdir/$S-held.sock" "$sdir/$S-held.lock" \
+		"$sdir/$S-dead.state" "$sdir/$S-dead.sock" "$sdir/$S-dead.lock"
 }
 trap 'cleanup_sessions; _cleanup' EXIT
 
@@ -81,6 +82,34 @@ wait
 holder=
 kj gc
 is "$(ls -A "$sdir" | grep -c "^$S-held\.")" 0 gc_removes_socket_once_lock_free
+
+# A dead session whose name a create is taking (the lock held) is that
+# create's: gc checked it dead before, but by the time it removed the
+# record and socket they could be the new session's (a live supervisor
+# nobody could reach). gc leaves it, and reclaims it once the lock is free.
+kj create $CREATE_ARGS "$S-dead"
+dead_sup=$(supervisor_pid "$S-dead")
+kill -9 "$dead_sup"
+sup_gone() { ! kill -0 "$dead_sup" 2>/dev/null; }
+ok dead_session_supervisor_gone settles 5 sup_gone
+: >"$T/holder.pid"
+# shellcheck disable=SC2016
+as_caller python3 -c 'import fcntl,os,sys,time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print(os.getpid(), flush=True)
+time.sleep(30)' "$sdir/$S-dead.lock" >"$T/holder.pid" 2>/dev/null &
+ok dead_lock_holder_started settles 5 lock_held
+holder=$(cat "$T/holder.pid")
+kj gc
+unlike "$out" "removed session $S-dead" gc_skips_dead_session_while_create_holds_lock
+ok gc_keeps_record_while_create_holds_lock test -f "$sdir/$S-dead.state"
+kill "$holder"
+wait
+holder=
+kj gc
+like "$out" "removed session $S-dead" gc_reclaims_dead_session_once_lock_free
+is "$(ls -A "$sdir" | grep -c "^$S-dead\.")" 0 gc_reclaim_leaves_no_file
 
 # ls --json escapes what a workspace path may hold (" \ and a tab): the
 # list parses, and the workspace reads back as it is.
