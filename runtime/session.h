@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/time.h>
 #include <sys/types.h>
 
 #include "runtime/config.h"
@@ -109,7 +110,7 @@ struct sandbox;
 __attribute__((noreturn)) void session_serve(struct sandbox *sb, int listenfd);
 
 /* Connect to a running session's socket (exit-125 error when none). */
-int session_connect(const char *name, struct kj_err *err);
+int session_connect(const char *name, const struct timeval *limit, struct kj_err *err);
 
 /* The commands (session_cmd.c, session_client.c). */
 /* -EEXIST (err filled) when a session of that name runs. */

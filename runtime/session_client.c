@@ -23,7 +23,7 @@
 #include "runtime/stdio.h"
 #include "runtime/validate.h"
 
-int session_connect(const char *name, struct kj_err *err)
+int session_connect(const char *name, const struct timeval *limit, struct kj_err *err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd;
@@ -34,6 +34,13 @@ int session_connect(const char *name, struct kj_err *err)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return kj_fail(err, "session", errno, NULL, "socket");
+	/* A unix connect waits while the listener's backlog is full, for as
+	 * long as the send timeout says: bounded for those who ask. */
+	if (limit && setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, limit, sizeof(*limit)) < 0) {
+		int e = errno;
+		close(fd);
+		return kj_fail(err, "session", e, NULL, "socket");
+	}
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int e = errno;
 		close(fd);
@@ -98,7 +105,7 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 	size_t len = 0;
 	sigset_t set;
 
-	sock = session_connect(name, err);
+	sock = session_connect(name, NULL, err);
 	if (sock < 0)
 		return KJ_EXIT_SETUP;
 	if (build_payload(cfg, payload, sizeof(payload), &len, &h, err) ||
@@ -389,7 +396,7 @@ int cmd_session_exec(int argc, char **argv)
 		rc = settings_load(n, rest, true, &cfg, &src, &err);
 		if (!rc)
 			rc = session_create_check(&cfg, &src, true, &err);
-		if (!rc && (fd = session_connect(name, &ignored)) >= 0) {
+		if (!rc && (fd = session_connect(name, NULL, &ignored)) >= 0) {
 			close(fd);
 			join = true;
 		} else if (!rc && (rc = session_create(&cfg, name, &err)) == -EEXIST) {
@@ -415,7 +422,7 @@ int cmd_session_exec(int argc, char **argv)
 		 * with (a record is written just after the socket listens). */
 		rc = session_exec_defaults(name, &def, &err);
 		if (rc == -ENOENT) {
-			int fd = session_connect(name, &err); /* "no running session" */
+			int fd = session_connect(name, NULL, &err); /* "no running session" */
 			rc = fd < 0 ? fd
 				    : kj_fail(&err, "session", 0, "kjail ls lists your sessions",
 					      "session '%s' has no record (still starting, or stopped)",

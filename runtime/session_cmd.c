@@ -409,15 +409,15 @@ static int ask(const char *name, enum session_msg type, struct session_msg_hdr *
 {
 	struct session_msg_hdr h = {.type = type};
 	struct kj_err ignored;
-	int fd = session_connect(name, &ignored), rc;
 	/* A session too busy (or stopped) to answer must not hang ls, stop
-	 * or rm for ever. */
+	 * or rm for ever: not in the connect either, which waits while the
+	 * session's backlog is full. */
 	struct timeval limit = {.tv_sec = 5};
+	int fd = session_connect(name, &limit, &ignored), rc;
 
 	if (fd < 0)
 		return fd;
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
 	rc = session_send(fd, &h, NULL, 0, NULL, 0);
 	if (rc == 0)
 		rc = session_recv(fd, reply, NULL, NULL, NULL, NULL);
@@ -507,10 +507,12 @@ int cmd_ls(int argc, char **argv)
 		snprintf(name, sizeof(name), "%.*s", (int)(l - 6), e->d_name);
 		if (session_record_read(name, &rec, &err))
 			continue;
+		/* busy: the supervisor lives but the session did not answer
+		 * within ask's 5 s (stopped, or its queue full); gc leaves it. */
 		state = strcmp(rec.state, "running")          ? rec.state
 			: !session_supervisor_alive(&rec)     ? "dead"
 			: ask(name, SESSION_INFO, &info) == 0 ? "running"
-							      : "dead";
+							      : "busy";
 		if (!strcmp(state, "running"))
 			snprintf(idle, sizeof(idle), "%llus", (unsigned long long)(info.b / 1000));
 		memory_of(&rec, mem, sizeof(mem));

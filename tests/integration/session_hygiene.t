@@ -7,9 +7,13 @@ session_test_setup
 S=hyg-$$
 if [ "$KJ_AS" = user ]; then sdir=$XDG_RUNTIME_DIR/kjail; else sdir=/run/kjail; fi
 holder=
+filler=
+full_init=
 cleanup_sessions() {
-	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail" "$S-dead"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
+	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail" "$S-dead" "$S-full"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
 	[ -n "$holder" ] && kill "$holder" 2>/dev/null
+	[ -n "$filler" ] && kill "$filler" 2>/dev/null
+	[ -n "$full_init" ] && kill -CONT "$full_init" 2>/dev/null
 	# (an old kjail's gc leaves the stray sockets this file makes)
 	rm -f "$sdir/$S-stray.sock" "$sdir/$S-stray.lock" "$sdir/$S-held.sock" "$sdir/$S-held.lock" \
 		"$sdir/$S-dead.state" "$sdir/$S-dead.sock" "$sdir/$S-dead.lock"
@@ -110,6 +114,50 @@ holder=
 kj gc
 like "$out" "removed session $S-dead" gc_reclaims_dead_session_once_lock_free
 is "$(ls -A "$sdir" | grep -c "^$S-dead\.")" 0 gc_reclaim_leaves_no_file
+
+# A session that cannot answer (its init stopped) with its queue of
+# connections full: a unix connect waits while the backlog is full, so
+# ls hung there for ever. Now ls waits at most its 5 s, the connect
+# included, and says busy (the supervisor lives: not dead).
+kj create $CREATE_ARGS "$S-full"
+full_sup=$(supervisor_pid "$S-full")
+full_init=$(awk '{print $1}' "/proc/$full_sup/task/$full_sup/children")
+ok "full_session_init_found ($full_init)" test -n "$full_init"
+kill -STOP "$full_init"
+: >"$T/filler.pid"
+# shellcheck disable=SC2016
+as_caller python3 -c 'import os,socket,sys,time
+socks = []
+while True:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.setblocking(False)
+    try:
+        s.connect(sys.argv[1])
+    except BlockingIOError:
+        break
+    socks.append(s)
+print(os.getpid(), len(socks), flush=True)
+time.sleep(60)' "$sdir/$S-full.sock" >"$T/filler.pid" 2>/dev/null &
+filled() { [ -s "$T/filler.pid" ]; }
+ok "session_queue_filled ($(cat "$T/filler.pid" 2>/dev/null))" settles 10 filled
+filler=$(cut -d' ' -f1 "$T/filler.pid")
+t0=$(date +%s%N)
+out=$(as_caller timeout 30 "$KJAIL" ls 2>&1)
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+is "$rc" 0 "ls_returns_with_session_queue_full ($ms ms)"
+ok "ls_waits_bounded_for_full_queue ($ms ms)" test "$ms" -lt $((12000 + KJ_TIME_SLACK_MS))
+like "$out" "$S-full +busy" ls_says_busy_not_dead
+kj gc
+unlike "$out" "removed session $S-full" gc_leaves_busy_session
+kill "$filler"
+wait
+filler=
+kill -CONT "$full_init"
+kj exec -s "$S-full" -- echo back
+is "$rc:$out" "0:back" session_answers_after_queue_drains
+kj rm "$S-full"
+full_init=
 
 # ls --json escapes what a workspace path may hold (" \ and a tab): the
 # list parses, and the workspace reads back as it is.
