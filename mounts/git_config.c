@@ -31,6 +31,7 @@
 
 #include "mounts/git_after.h"
 #include "mounts/mountapi.h"
+#include "runtime/accounts.h"
 
 #define CONFIG_MAX (256 * 1024) /* larger config files are refused */
 #define INCLUDE_DEPTH 10        /* git's own limit */
@@ -127,16 +128,37 @@ struct walk {
 	struct kj_err *err;
 };
 
-/* A config value as a host path: "~/" from $HOME, relative from base. */
+/* A config value as a host path, as git expands it: "~/" from $HOME,
+ * "~user/" from that user's home (left as it is, which names nothing,
+ * when git could not expand it either), relative from base. A
+ * `~alice/proj/x.gitconfig` include into the workspace read as a
+ * relative name was never protected. */
 static void value_path(const struct walk *w, const char *base, const char *v, char *out,
 		       size_t size)
 {
-	if (!strncmp(v, "~/", 2) && w->home)
-		snprintf(out, size, "%s/%s", w->home, v + 2);
-	else if (v[0] == '/' || v[0] == '~')
+	if (v[0] == '~') {
+		const char *rest = strchr(v, '/'), *home = w->home;
+		size_t ulen = rest ? (size_t)(rest - v - 1) : strlen(v + 1);
+		struct kj_account a;
+		char user[256];
+
+		if (ulen) {
+			home = NULL;
+			if (ulen < sizeof(user)) {
+				memcpy(user, v + 1, ulen);
+				user[ulen] = '\0';
+				if (account_by_name(user, &a) == 0)
+					home = a.home;
+			}
+		}
+		int n = home ? snprintf(out, size, "%s/%s", home, rest ? rest + 1 : "") : -1;
+		if (n < 0 || (size_t)n >= size)
+			snprintf(out, size, "%s", v);
+	} else if (v[0] == '/') {
 		snprintf(out, size, "%s", v);
-	else
+	} else {
 		snprintf(out, size, "%s/%s", base, v);
+	}
 }
 
 /* Target (a host path) inside the workspace: kept read-only there. */

@@ -172,6 +172,27 @@ ok included_config_no_fsmonitor_runs_on_host not_pwned include
 kj exec --workspace "$R" -- sh -c 'touch elsewhere && echo ok'
 is "$rc:$out" "0:ok" rest_of_workspace_still_writable
 
+# include.path = ~USER/...: git expands it to USER's home, so a target in
+# the workspace named that way is kept read-only too (it read as a
+# relative name and was left writable). Root's lane only: the test needs
+# an account whose home can hold a workspace of its own, and root's
+# does (a temporary directory, removed at exit); nobody's is
+# /nonexistent.
+if [ "$KJ_AS" = root ]; then
+	RH=$(mktemp -d "$(getent passwd root | cut -d: -f6)/kjail-test.XXXXXX")
+	trap 'rm -rf "$RH"; _cleanup' EXIT
+	RT=$RH/r
+	repo "$RT" && printf '[core]\n' >"$RT/tilde.gitconfig"
+	git -C "$RT" config include.path "~root/${RT#"$(getent passwd root | cut -d: -f6)"/}/tilde.gitconfig"
+	kj exec --workspace "$RT" -- sh -c "printf '\tfsmonitor = \"echo PWNED >$M/tilde; false\"\n' >>tilde.gitconfig"
+	like "$err" "tilde\.gitconfig: Read-only file system" tilde_user_included_config_read_only
+	host_git -C "$RT" status
+	ok tilde_user_included_config_no_fsmonitor_runs_on_host not_pwned tilde
+	rm -rf "$RH"
+else
+	skip tilde_user_included_config_read_only "needs an account whose home holds a workspace (the root lane has it)"
+fi
+
 # Missing (the command could make it), the workspace itself, or reached
 # through a symlink the command could replace: refused.
 rmdir "$R/.husky"
