@@ -11,7 +11,7 @@
 
 struct netns_job {
 	const struct kj_config *cfg;
-	struct host_sockets *sockets; /* the host's, listed by the child before the job starts */
+	struct host_sockets *sockets; /* the host's, listed by the child while the job runs */
 	pthread_t thread;
 	bool started;
 	int go; /* eventfd: becomes readable when kjail has written the id maps */

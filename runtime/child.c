@@ -329,10 +329,11 @@ void sandbox_child(struct sandbox *sb)
 		close_all_but(keep, (int)(sizeof(keep) / sizeof(keep[0])));
 	}
 	/* The network namespace is made beside the mount recipe, on a thread
-	 * (net/netns.c) that kjail's "go" wakes; rootfs_build enters it
-	 * half-way. */
-	if (host_sockets_find(sb->cfg, &sockets, &err) || pseudofs_find(sb->cfg, &pseudo, &err) ||
-	    netns_start(&net, sb->cfg, &sockets, sb->netgo, &err) || wait_for_parent(sb, &err))
+	 * (net/netns.c) started first, which kjail's "go" wakes; rootfs_build
+	 * enters it half-way. */
+	if (netns_start(&net, sb->cfg, &sockets, sb->netgo, &err) ||
+	    host_sockets_find(sb->cfg, &sockets, &err) || pseudofs_find(sb->cfg, &pseudo, &err) ||
+	    wait_for_parent(sb, &err))
 		child_die(sb, &err);
 	kj_trace("child: maps written");
 	if (set_hostname(&err) || rootfs_build(sb->cfg, sb->cg != NULL, &net, &pseudo, &err))
