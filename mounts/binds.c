@@ -143,6 +143,50 @@ static int pin_fd(int fd, const char *name, int readonly, struct kj_err *err)
 	return rc;
 }
 
+/* fd is a mount's root (its own pin, a bind, .git): renaming it is
+ * already EBUSY. */
+static bool mount_root(int fd)
+{
+	struct statx stx;
+
+	return statx(fd, "", AT_EMPTY_PATH, 0, &stx) == 0 &&
+	       (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	       (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
+/* Every directory between dirfd and rel's last component bound onto
+ * itself (writable: only the name is held). A pin moves with its parent:
+ * `mv tools tools.old; mkdir -p tools/hooks` left the read-only
+ * tools/hooks under another name and let the command plant the hooks
+ * host git runs, or swap a masked file's directory for a decoy that the
+ * next run masked instead. A mount point cannot be renamed (EBUSY), so
+ * the path names the same file for the whole run. Looked up by path from
+ * dirfd every time, through the pins made before. */
+int pin_parents(int dirfd, const char *rel, const char *what, struct kj_err *err)
+{
+	char prefix[PATH_MAX];
+	int rc = 0;
+
+	for (const char *p = strchr(rel, '/'); !rc && p; p = strchr(p + 1, '/')) {
+		int fd;
+
+		if (p == rel || p[-1] == '/')
+			continue; /* a leading or doubled slash: no component */
+		if ((size_t)(p - rel) >= sizeof(prefix))
+			return kj_fail(err, what, ENAMETOOLONG, NULL, "%s", rel);
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)(p - rel), rel);
+		fd = path_open(dirfd, prefix, O_DIRECTORY | O_NOFOLLOW,
+			       RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		if (fd < 0)
+			return kj_fail(err, what, -fd, NULL, "cannot hold %s in place: open %s", rel,
+				       prefix);
+		if (!mount_root(fd))
+			rc = pin_fd(fd, prefix, 0, err);
+		close(fd);
+	}
+	return rc;
+}
+
 /* A pin of a symbolic link protects the link, not what host git reads
  * through it: a .git/hooks -> ../myhooks would stay writable. Refused,
  * as a symlinked .git is. */
@@ -408,8 +452,12 @@ static int protect_paths(int rootfd, const struct kj_config *cfg, struct kj_err 
 	if (wsfd < 0)
 		return kj_fail(err, "protect", -wsfd, NULL, "open %s", cfg->workspace.dest);
 	for (size_t i = 0; !rc && i < cfg->nprotect; i++) {
-		int fd = path_open(wsfd, cfg->protect[i], O_NOFOLLOW,
-				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		int fd;
+
+		if ((rc = pin_parents(wsfd, cfg->protect[i], "protect", err)))
+			break;
+		fd = path_open(wsfd, cfg->protect[i], O_NOFOLLOW,
+			       RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 		if (fd < 0) {
 			rc = kj_fail(err, "protect", -fd, NULL, "open %s", cfg->protect[i]);
 			break;

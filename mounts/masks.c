@@ -115,7 +115,42 @@ int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
 	return rc;
 }
 
-static int mask_home(int rootfd, const char *home, struct kj_err *err)
+/* A mask the sandbox could move: path below the DEST of a writable bind
+ * (the workspace, a --rw grant) through directories the command can
+ * rename. The mask moves with them, and a file put at the old name is
+ * what the next run masks, while the real one shows under the new name
+ * (`mv conf conf.x; mkdir conf; touch conf/secret.env`). Those
+ * directories are held in place first (mounts/binds.c: pin_parents). */
+static int mask_held(int rootfd, const struct kj_config *cfg, const char *path,
+		     struct kj_err *err)
+{
+	int rc = 0, fd = -1;
+
+	for (size_t i = 0; !rc && i <= cfg->nbinds; i++) {
+		const struct kj_bind *b = i < cfg->nbinds ? &cfg->binds[i] : &cfg->workspace;
+		int dfd;
+
+		if (!b->writable || !b->dest || !strcmp(b->dest, "/") || !path_covers(b->dest, path) ||
+		    !path[strlen(b->dest)])
+			continue;
+		/* Nothing there: nothing to mask, nothing to hold. */
+		if (fd < 0 && (fd = path_open_in_root(rootfd, path, 0)) < 0)
+			break;
+		dfd = path_open_in_root(rootfd, b->dest, O_DIRECTORY);
+		if (dfd < 0) {
+			rc = kj_fail(err, "mask", -dfd, NULL, "open %s", b->dest);
+			break;
+		}
+		rc = pin_parents(dfd, path + strlen(b->dest) + 1, "mask", err);
+		close(dfd);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc ? rc : mask_path(rootfd, path, 0, err);
+}
+
+static int mask_home(int rootfd, const struct kj_config *cfg, const char *home,
+		     struct kj_err *err)
 {
 	char path[PATH_MAX];
 	int rc = 0;
@@ -124,7 +159,7 @@ static int mask_home(int rootfd, const char *home, struct kj_err *err)
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", home, credential_paths[i]) >=
 		    sizeof(path))
 			return kj_fail(err, "mask", ENAMETOOLONG, NULL, "%s", home);
-		rc = mask_path(rootfd, path, 0, err);
+		rc = mask_held(rootfd, cfg, path, err);
 	}
 	return rc;
 }
@@ -156,7 +191,7 @@ static int mask_xdg_config(int rootfd, const struct kj_config *cfg, struct kj_er
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", xdg,
 				     entry + sizeof(prefix) - 1) >= sizeof(path))
 			return kj_fail(err, "mask", ENAMETOOLONG, NULL, "XDG_CONFIG_HOME %s", xdg);
-		rc = mask_path(rootfd, path, 0, err);
+		rc = mask_held(rootfd, cfg, path, err);
 	}
 	return rc;
 }
@@ -260,9 +295,9 @@ static int mask_session_dir(int rootfd, const struct kj_config *cfg, const char 
 	 * or /tmp the sandbox has a fresh tree, where the name may be
 	 * kjail's own (the --ssh-agent socket's /run/kjail). */
 	if (!rc && host_root && !fresh_inside(dir))
-		rc = mask_path(rootfd, dir, 0, err);
+		rc = mask_held(rootfd, cfg, dir, err);
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = mask_path(rootfd, inside[i], 0, err);
+		rc = mask_held(rootfd, cfg, inside[i], err);
 	return rc;
 }
 
@@ -277,12 +312,12 @@ static int mask_user(int rootfd, const struct kj_config *cfg, const char *path, 
 		     struct kj_err *err)
 {
 	char alias[PATH_MAX];
-	int rc = mask_path(rootfd, path, 0, err);
+	int rc = mask_held(rootfd, cfg, path, err);
 
 	if (rc || !host)
 		return rc;
 	if (strcmp(host, path))
-		rc = mask_path(rootfd, host, 0, err);
+		rc = mask_held(rootfd, cfg, host, err);
 	for (size_t i = 0; !rc && i <= cfg->nbinds; i++) {
 		const struct kj_bind *b = i < cfg->nbinds ? &cfg->binds[i] : &cfg->workspace;
 		if (!b->src || !b->dest || !strcmp(b->src, b->dest) || !path_covers(b->src, host) ||
@@ -290,7 +325,7 @@ static int mask_user(int rootfd, const struct kj_config *cfg, const char *path, 
 				     host + strlen(b->src)) >= sizeof(alias))
 			continue;
 		if (strcmp(alias, path))
-			rc = mask_path(rootfd, alias, 0, err);
+			rc = mask_held(rootfd, cfg, alias, err);
 	}
 	return rc;
 }
@@ -300,12 +335,12 @@ int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 	int rc = 0;
 
 	for (int i = 0; !rc && host_secrets[i]; i++)
-		rc = mask_path(rootfd, host_secrets[i], 0, err);
+		rc = mask_held(rootfd, cfg, host_secrets[i], err);
 	if (!rc)
 		rc = mask_ssh_host_keys(rootfd, err);
 
 	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
-		rc = mask_home(rootfd, cfg->homes[i], err);
+		rc = mask_home(rootfd, cfg, cfg->homes[i], err);
 	if (!rc)
 		rc = mask_xdg_config(rootfd, cfg, err);
 	for (size_t i = 0; !rc && i < cfg->nmasks; i++)

@@ -34,6 +34,9 @@ int binds_prepare(const struct kj_config *cfg, int *mfds, struct kj_err *err);
 int binds_mount(int rootfd, const struct kj_config *cfg, const int *mfds, struct kj_err *err);
 void binds_release(const struct kj_config *cfg, int *mfds);
 int git_protect(int rootfd, const char *workspace_dest, struct kj_err *err);
+/* Hold every directory between dirfd and rel's last component in place
+ * (bound onto itself: a mount point cannot be renamed). */
+int pin_parents(int dirfd, const char *rel, const char *what, struct kj_err *err);
 int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err);
 
 /* A clone of the host's /dev/null, verified to be the char device 1:3

@@ -171,6 +171,22 @@ host_git -C "$R" status
 ok included_config_no_fsmonitor_runs_on_host not_pwned include
 kj exec --workspace "$R" -- sh -c 'touch elsewhere && echo ok'
 is "$rc:$out" "0:ok" rest_of_workspace_still_writable
+# A directory above the target cannot be moved away either: the pin went
+# with it, and a fresh tools/hooks (or conf/) under the old name took the
+# command's hook (or core.fsmonitor), which host git ran.
+RP=$T/g6p
+repo "$RP" && mkdir -p "$RP/tools/hooks" "$RP/conf" && git -C "$RP" config core.hooksPath tools/hooks
+printf '[core]\n' >"$RP/conf/extra.gitconfig"
+git -C "$RP" config include.path ../conf/extra.gitconfig
+give "$RP"
+kj exec --workspace "$RP" -- sh -c 'mv tools tools.old 2>&1; mkdir -p tools/hooks; printf "#!/bin/sh\necho PWNED >$1/hooks_parent\n" >tools/hooks/pre-commit; chmod +x tools/hooks/pre-commit' sh "$M"
+like "$out" "Device or resource busy" hooks_path_parent_cannot_be_moved
+host_git -C "$RP" commit -q --allow-empty -m x
+ok hooks_path_parent_move_no_hook_runs_on_host not_pwned hooks_parent
+kj exec --workspace "$RP" -- sh -c "mv conf conf.old 2>&1; mkdir -p conf; printf '[core]\n\tfsmonitor = \"echo PWNED >$M/include_parent; false\"\n' >conf/extra.gitconfig"
+like "$out" "Device or resource busy" include_parent_cannot_be_moved
+host_git -C "$RP" status
+ok include_parent_move_no_fsmonitor_runs_on_host not_pwned include_parent
 
 # include.path = ~USER/...: git expands it to USER's home, so a target in
 # the workspace named that way is kept read-only too (it read as a

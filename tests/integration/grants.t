@@ -219,6 +219,17 @@ ok protect_no_new_file_on_host test ! -e "$WS/.github/workflows/new.yml"
 like "$out" "^ok$" protect_rest_of_workspace_writable
 kj exec --protect .github -- sh -c 'mv .github .gh 2>&1; echo rc=$?'
 like "$out" "rc=[1-9]" protected_path_cannot_be_moved_away
+# Nor a directory above it: a pin moves with its parent, and a fresh
+# .github/workflows under the old name was writable (and what host tools
+# read afterwards).
+kj exec --protect .github/workflows -- sh -c 'mv .github .gh 2>&1; echo rc=$?; mkdir -p .github/workflows 2>/dev/null; echo evil > .github/workflows/ci.yml 2>/dev/null; ls -d .gh 2>&1'
+like "$out" "rc=[1-9]" protected_path_parent_cannot_be_moved_away
+is "$(cat "$WS/.github/workflows/ci.yml")" "on: push" protected_path_unchanged_after_parent_move
+ok protected_path_parent_not_renamed_on_host test ! -e "$WS/.gh"
+rm -rf "$WS/.gh"
+kj exec --protect .github/workflows -- sh -c 'echo ok > .github/sibling && cat .github/sibling'
+is "$rc:$out" "0:ok" protected_path_parent_stays_writable
+rm -f "$WS/.github/sibling"
 refused protect_missing_path_refused "^kjail: protect: --protect .github/missing: No such file or directory \(create it first" \
 	--protect .github/missing
 refused protect_absolute_refused "^kjail: option: --protect: '/etc' is not a relative path" --protect /etc

@@ -159,6 +159,17 @@ kj exec --ro "$V:/tmp/pp" --mask /tmp/pp/absent -- true
 is "$rc" 125 mask_below_dest_of_nothing_refused
 kj exec --ro "$V:/tmp/pp" -- cat /tmp/pp/r
 is "$out" "SECRET-root" unmasked_grant_still_readable
+# A mask cannot be moved aside with its directory: renamed, the mask went
+# along, a decoy under the old name was what the next run masked, and
+# the real file showed under the new name.
+mkdir -p "$WS/conf" && echo TOPSECRET >"$WS/conf/secret.env"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$WS/conf"
+kj exec --mask "$WS/conf/secret.env" -- sh -c 'mv conf conf.x 2>&1; mkdir -p conf; touch conf/secret.env'
+like "$out" "Device or resource busy" masked_file_directory_cannot_be_moved
+kj exec --mask "$WS/conf/secret.env" -- sh -c 'cat conf.x/secret.env conf/secret.env 2>/dev/null; echo end'
+is "$out" "end" masked_file_stays_hidden_next_run
+ok masked_file_directory_not_moved_on_host test ! -e "$WS/conf.x"
+rm -rf "$WS/conf" "$WS/conf.x"
 # Nested DESTs: the path is shown by the deepest bind that covers it (here
 # the workspace, on top of the grant), and that bind's file is masked, not
 # a decoy at the same place in the grant below.
