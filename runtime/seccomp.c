@@ -41,6 +41,13 @@ struct named {
 	uint64_t value;
 };
 
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262 /* linux/in.h, 5.6 */
+#endif
+#ifndef IPPROTO_SMC
+#define IPPROTO_SMC 256 /* linux/in.h, 6.11 */
+#endif
+
 /* Tables of names, laid out by hand. */
 /* clang-format off */
 #define N(x) { #x, (uint64_t)(x) }
@@ -61,7 +68,8 @@ static const struct named constants[] = {
 	N(AF_RDS), N(AF_LLC), N(AF_NFC), N(AF_XDP), N(AF_MCTP), N(AF_KCM),
 	N(AF_RXRPC), N(AF_SMC), N(AF_QIPCRTR), N(AF_X25), N(AF_AX25), N(AF_APPLETALK),
 	N(NETLINK_ROUTE), N(NETLINK_SOCK_DIAG), N(NETLINK_AUDIT), N(NETLINK_KOBJECT_UEVENT),
-	N(SOCK_STREAM), N(SOCK_DGRAM), N(SOCK_RAW),
+	N(SOCK_STREAM), N(SOCK_DGRAM), N(SOCK_RAW), N(SOCK_SEQPACKET), N(SOCK_PACKET),
+	N(IPPROTO_MPTCP), N(IPPROTO_SMC),
 	N(PR_SET_MM), N(PR_SET_PTRACER), N(PR_SET_SECCOMP), N(PR_SET_NO_NEW_PRIVS),
 	N(PER_LINUX), N(PER_LINUX32), N(ADDR_NO_RANDOMIZE),
 	N(READ_IMPLIES_EXEC), N(MMAP_PAGE_ZERO), { NULL, 0 },

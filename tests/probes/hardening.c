@@ -77,6 +77,17 @@ static long s_unix(void) { return try_socket(AF_UNIX, SOCK_STREAM, 0); }
 static long s_inet(void) { return try_socket(AF_INET, SOCK_DGRAM, 0); }
 static long s_inet6(void) { return try_socket(AF_INET6, SOCK_DGRAM, 0); }
 static long s_route(void) { return try_socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE); }
+static long s_inet_tcp(void) { return try_socket(AF_INET, SOCK_STREAM, 0); }
+static long s_inet6_tcp(void) { return try_socket(AF_INET6, SOCK_STREAM, 0); }
+/* A packet socket by AF_INET's name: EPERM (no CAP_NET_RAW) unfiltered,
+ * which neither policy gives (EAFNOSUPPORT; strict's EPERM is checked
+ * in the default run). */
+static long s_inet_packet(void) { return try_socket(AF_INET, 10 /* SOCK_PACKET */, 0x300); }
+static long s_inet_packet_fl(void) { return try_socket(AF_INET, 10 | SOCK_CLOEXEC, 0x300); }
+static long s_mptcp(void) { return try_socket(AF_INET, SOCK_STREAM, 262 /* IPPROTO_MPTCP */); }
+static long s_mptcp6(void) { return try_socket(AF_INET6, SOCK_STREAM, 262); }
+static long s_mptcp_hi(void) { return try_socket(AF_INET, SOCK_STREAM, HI | 262); }
+static long s_smc_inet(void) { return try_socket(AF_INET, SOCK_STREAM, 256 /* IPPROTO_SMC */); }
 static long s_packet(void) { return try_socket(AF_PACKET, SOCK_DGRAM, 0); }
 static long s_packet_hi(void) { return try_socket(HI | AF_PACKET, SOCK_DGRAM, 0); }
 static long s_vsock(void) { return try_socket(AF_VSOCK, SOCK_STREAM, 0); }
@@ -263,6 +274,14 @@ static const struct check checks[] = {
 	{"socket(AF_INET)", s_inet, ALLOWED, ALLOWED, 0},
 	{"socket(AF_INET6)", s_inet6, ALLOWED, ALLOWED, 0},
 	{"socket(AF_NETLINK, NETLINK_ROUTE)", s_route, ALLOWED, ALLOWED, 0},
+	{"socket(AF_INET, SOCK_STREAM)", s_inet_tcp, ALLOWED, ALLOWED, 0},
+	{"socket(AF_INET6, SOCK_STREAM)", s_inet6_tcp, ALLOWED, ALLOWED, 0},
+	{"socket(AF_INET, SOCK_PACKET)", s_inet_packet, FAM, EPERM, 0},
+	{"socket(AF_INET, SOCK_PACKET|SOCK_CLOEXEC)", s_inet_packet_fl, FAM, EPERM, 0},
+	{"socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", s_mptcp, PROTO, EPERM, 0},
+	{"socket(AF_INET6, SOCK_STREAM, IPPROTO_MPTCP)", s_mptcp6, PROTO, EPERM, 0},
+	{"socket(AF_INET, SOCK_STREAM, 1<<32|IPPROTO_MPTCP)", s_mptcp_hi, PROTO, EPERM, 0},
+	{"socket(AF_INET, SOCK_STREAM, IPPROTO_SMC)", s_smc_inet, PROTO, EPERM, 0},
 	{"socket(AF_PACKET)", s_packet, FAM, EPERM, 0},
 	{"socket(1<<32|AF_PACKET)", s_packet_hi, FAM, EPERM, 0},
 	{"socket(AF_VSOCK)", s_vsock, FAM, EPERM, 0},
