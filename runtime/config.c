@@ -386,24 +386,29 @@ int config_resolve_unplanted(const struct kj_config *cfg, const char *part, cons
 			    &(struct link_ctx){cfg, part, opt, path, err});
 }
 
-/* Every bind's path as given, once every write grant is known: none may
- * pass a symlink inside the workspace or a write grant. */
+/* Every bind's path as given, the workspace's too, once every write
+ * grant is known: none may pass a symlink inside the workspace or a write
+ * grant (`--rw ./proj --workspace ./proj/out`, with out a link the
+ * sandbox made to ~/bin, wrote to ~/bin). */
 static int check_planted_binds(const struct kj_config *cfg, struct kj_err *err)
 {
 	char buf[PATH_MAX];
 
-	for (size_t i = 0; i < cfg->nbinds; i++) {
-		const struct kj_bind *b = &cfg->binds[i];
+	for (size_t i = 0; i <= cfg->nbinds; i++) {
+		const struct kj_bind *b = i < cfg->nbinds ? &cfg->binds[i] : &cfg->workspace;
+		const char *part = i == cfg->nbinds ? "workspace" : b->writable ? "rw" : "ro";
 		int rc;
 		if (!b->given)
 			continue;
-		rc = config_resolve_unplanted(cfg, b->writable ? "rw" : "ro",
-					      b->writable ? "--rw" : "--ro", b->given, true, buf,
-					      err);
+		rc = config_resolve_unplanted(cfg, part,
+					      i == cfg->nbinds ? "--workspace"
+					      : b->writable    ? "--rw"
+							       : "--ro",
+					      b->given, true, buf, err);
 		if (rc > 0)
 			return -EPERM;
 		if (rc < 0)
-			return kj_fail(err, b->writable ? "rw" : "ro", -rc, NULL, "%s", b->given);
+			return kj_fail(err, part, -rc, NULL, "%s", b->given);
 	}
 	return 0;
 }
@@ -482,12 +487,15 @@ static bool host_mask_missing(const struct kj_config *cfg, const char *path, cha
 	const char *on_host = path;
 	struct stat st;
 
-	if (lstat(path, &st) < 0) {
-		if (errno != ENOENT || !bind_source_of(cfg, path, src, sizeof(src)) ||
-		    lstat(src, &st) < 0)
-			return true;
+	/* Below a bind's DEST the sandbox shows the bind's source, whatever
+	 * the host has at the same path: masking that host file instead
+	 * left `--workspace $PWD/proj:/tmp/w --mask /tmp/w/.env` showing
+	 * proj/.env whenever the host had a /tmp/w/.env (any local user can
+	 * make one). */
+	if (bind_source_of(cfg, path, src, sizeof(src)))
 		on_host = src;
-	}
+	if (lstat(on_host, &st) < 0)
+		return true;
 	*host = realpath(on_host, NULL);
 	return false;
 }

@@ -320,7 +320,13 @@ ln -sfn "$T/target" "$T/data/link"
 refused ro_through_symlink_in_rw_grant_refused \
 	"^kjail: ro: --ro $T/data/link: $T/data/link is a symlink inside $T/data, which the sandbox can write" \
 	--ro "$T/data/link:/tmp/l" --rw "$T/data:/tmp/d"
-rm -f "$WS/cache" "$T/data/link"
+# The workspace's own path too: a link in a write grant, made by an
+# earlier run, became the writable workspace.
+ln -sfn "$T/target" "$T/data/out"
+refused workspace_through_symlink_in_rw_grant_refused \
+	"^kjail: workspace: --workspace $T/data/out: $T/data/out is a symlink inside $T/data, which the sandbox can write" \
+	--rw "$T/data" --workspace "$T/data/out"
+rm -f "$WS/cache" "$T/data/link" "$T/data/out"
 ln -sfn "$T/target" "$T/outside-link"
 kj exec --rw "$T/outside-link" -- sh -c "touch $T/target/made && echo made"
 is "$rc:$out" "0:made" rw_through_symlink_outside_writable_places_allowed

@@ -159,6 +159,15 @@ kj exec --ro "$V:/tmp/pp" --mask /tmp/pp/absent -- true
 is "$rc" 125 mask_below_dest_of_nothing_refused
 kj exec --ro "$V:/tmp/pp" -- cat /tmp/pp/r
 is "$out" "SECRET-root" unmasked_grant_still_readable
+# A --mask below a bind's DEST masks the bind's file even when the host
+# has a file at the same path (any local user can make /tmp/x/.env): that
+# host file was masked instead, and the real one showed at its own path.
+mkdir -p "$WS/mdest" && echo TOPSECRET >"$WS/mdest/.env"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$WS/mdest"
+DECOY=$T/decoy-dest
+mkdir -p "$DECOY" && echo decoy >"$DECOY/.env" && chmod -R a+rX "$DECOY"
+kj exec --ro "$WS/mdest:$DECOY" --mask "$DECOY/.env" -- sh -c "cat $DECOY/.env $WS/mdest/.env 2>/dev/null; echo end"
+is "$rc:$out" "0:end" mask_below_dest_masks_source_not_host_decoy
 # A mask cannot be moved aside with its directory: renamed, the mask went
 # along, a decoy under the old name was what the next run masked, and
 # the real file showed under the new name.
