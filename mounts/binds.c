@@ -38,11 +38,72 @@ static int bind_clone(const struct kj_bind *b, const char *what, struct kj_err *
 	return mfd;
 }
 
+/* Where DEST landed, walked up to the new root: inside (or onto) kjail's
+ * /proc or /dev? config.c refuses those names as given; through a symlink
+ * (./p -> /proc in the workspace) the bind went onto the fresh /proc and
+ * the sandbox's /proc became a writable host directory, where a session's
+ * init looks for its execs' processes. A DEST with no symlink on the way
+ * (the usual case, one lookup) needs no walk. */
+static bool lands_in_kernel_tree(int rootfd, int tfd, const struct kj_bind *b)
+{
+	static const char *const trees[] = {"/proc", "/dev"};
+	struct stat top[2], root, cur;
+	int fd, n = 0;
+	bool hit = false;
+
+	fd = path_open(rootfd, b->dest + 1, 0,
+		       RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd >= 0) {
+		bool plain = fstat(fd, &cur) == 0 && fstat(tfd, &root) == 0 &&
+			     cur.st_dev == root.st_dev && cur.st_ino == root.st_ino;
+		close(fd);
+		if (plain)
+			return false;
+	}
+	for (int i = 0; i < 2; i++) {
+		fd = path_open_in_root(rootfd, trees[i], O_DIRECTORY);
+		if (fd >= 0 && fstat(fd, &top[n]) == 0)
+			n++;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (fstat(rootfd, &root) < 0 || fstat(tfd, &cur) < 0)
+		return true; /* cannot tell: refused */
+	/* A file: by its directory, which a lookup of ".." cannot give;
+	 * the fresh /proc and /dev each have a device of their own. */
+	if (!S_ISDIR(cur.st_mode)) {
+		for (int i = 0; i < n; i++)
+			hit = hit || cur.st_dev == top[i].st_dev;
+		return hit;
+	}
+	fd = fcntl(tfd, F_DUPFD_CLOEXEC, 0);
+	for (int depth = 0; fd >= 0 && !hit && depth < 4096; depth++) {
+		int up;
+		if (fstat(fd, &cur) < 0 ||
+		    (cur.st_dev == root.st_dev && cur.st_ino == root.st_ino))
+			break;
+		for (int i = 0; i < n; i++)
+			hit = hit || (cur.st_dev == top[i].st_dev && cur.st_ino == top[i].st_ino);
+		up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = up;
+	}
+	if (fd >= 0)
+		close(fd);
+	return hit;
+}
+
 static int bind_attach(int rootfd, int mfd, const struct kj_bind *b, const char *what,
 		       struct kj_err *err)
 {
 	int tfd = mountpoint_open(rootfd, b->dest, b->is_dir, what, err), rc;
 	struct stat st;
+
+	if (tfd >= 0 && lands_in_kernel_tree(rootfd, tfd, b)) {
+		close(tfd);
+		return kj_fail(err, what, 0, "kjail builds /proc and /dev itself; give another DEST",
+			       "%s leads into /proc or /dev through a symbolic link", b->dest);
+	}
 
 	/* A directory mounts only on a directory, a file only on a
 	 * non-directory: said as such, not as move_mount's EINVAL. */

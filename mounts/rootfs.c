@@ -92,12 +92,12 @@ int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what, 
 				"create mount point %s: it would be made on the host, in the workspace or a --rw grant",
 				dest);
 		if (rc)
-			return kj_fail(
-				err, part, -rc,
-				rc == -EROFS
-					? "choose a DEST that exists in the root, or one under /tmp or /run"
-					: NULL,
-				"create mount point %s", dest);
+			return kj_fail(err, part, -rc,
+				       rc != -EROFS ? NULL
+				       : what[0] == '/'
+					       ? "give a --root that has it: a root file system has /proc, /dev, /sys, /tmp and /run"
+					       : "choose a DEST that exists in the root, or one under /tmp or /run",
+				       "create mount point %s", dest);
 		fd = path_open_in_root(rootfd, dest, 0);
 	}
 	return fd < 0 ? kj_fail(err, part, -fd, NULL, "open %s", dest) : fd;

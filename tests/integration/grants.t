@@ -327,6 +327,16 @@ refused workspace_through_symlink_in_rw_grant_refused \
 	"^kjail: workspace: --workspace $T/data/out: $T/data/out is a symlink inside $T/data, which the sandbox can write" \
 	--rw "$T/data" --workspace "$T/data/out"
 rm -f "$WS/cache" "$T/data/link" "$T/data/out"
+# A DEST that leads into /proc or /dev through a link (refused by name
+# as given): the bind covered the fresh /proc, which became a writable
+# host directory.
+ln -sfn /proc "$WS/p" && ln -sfn /dev/shm "$WS/d"
+refused bind_dest_through_link_into_proc_refused \
+	"^kjail: rw: $WS/p leads into /proc or /dev through a symbolic link" --rw "$T/data:$WS/p"
+refused bind_dest_through_link_into_dev_refused \
+	"^kjail: ro: $WS/d leads into /proc or /dev through a symbolic link" --ro "$T/data:$WS/d"
+rm -f "$WS/p" "$WS/d"
+ok bind_dest_link_planted_nothing_on_host test ! -e "$T/data/planted"
 ln -sfn "$T/target" "$T/outside-link"
 kj exec --rw "$T/outside-link" -- sh -c "touch $T/target/made && echo made"
 is "$rc:$out" "0:made" rw_through_symlink_outside_writable_places_allowed

@@ -52,8 +52,22 @@ if [ "$KJ_AS" = user ]; then
 	XDG_RUNTIME_DIR=$X2 kj exec $CREATE_ARGS --rw "$X2" -- sh -c \
 		'mkdir -p "$1/kjail/x" 2>/dev/null && echo planted; echo end' sh "$X2"
 	is "$rc:$out" "0:end" missing_session_dir_cannot_be_planted
+	# (seen from the host while the sandbox runs)
+	rm -f "$WS/started" "$WS/go"
+	XDG_RUNTIME_DIR=$X2 as_caller "$KJAIL" exec $CREATE_ARGS --rw "$X2" -- sh -c \
+		'touch started; while [ ! -e go ]; do sleep 0.05; done' >/dev/null 2>&1 </dev/null &
+	x2=$!
+	for _ in $(seq 200); do [ -e "$WS/started" ] && break; sleep 0.05; done
 	is "$(stat -c '%U %a' "$X2/kjail" 2>&1):$(ls -A "$X2/kjail" 2>&1)" "$KJ_USER 700:" \
 		missing_session_dir_made_private_and_empty
+	touch "$WS/go"
+	wait "$x2"
+	ok missing_session_dir_removed_after_the_run test ! -e "$X2/kjail"
+	# Nor after a run whose setup fails later (a DEST that cannot be
+	# made): bad input changes nothing.
+	XDG_RUNTIME_DIR=$X2 kj exec $CREATE_ARGS --rw "$X2" --ro "/usr:/opt/kjail-absent-$$" -- true
+	like "$rc:$err" "^125:kjail: ro: create mount point /opt/kjail-absent-$$" session_dir_run_with_bad_dest_refused
+	ok missing_session_dir_removed_after_failed_setup test ! -e "$X2/kjail"
 	mkdir "$T/g" && chown "$KJ_USER" "$T/g"
 	XDG_RUNTIME_DIR=$T/g/none kj exec $CREATE_ARGS --rw "$T/g" -- true
 	like "$rc:$err" "^125:kjail: session: the session directory's parent $T/g/none is missing in a writable grant" \
