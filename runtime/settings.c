@@ -117,8 +117,57 @@ static void record_origin(struct kj_sources *src, const struct kj_line *ln)
 		return;
 	src->origin[i].opt = ln->name;
 	src->origin[i].src = strdup(line_source(ln, buf, sizeof(buf)));
+	src->origin[i].rank = ++src->applied; /* lines go lowest precedence first */
 	if (i == src->norigins)
 		src->norigins++;
+}
+
+static unsigned origin_rank(const struct kj_sources *src, const char *opt)
+{
+	for (size_t i = 0; i < src->norigins; i++)
+		if (!strcmp(src->origin[i].opt, opt))
+			return src->origin[i].rank;
+	return 0; /* kjail's built-in default */
+}
+
+/* Options of --net proxy alone, when the network is not the proxy: set
+ * by a source below the one that chose the network, they are that lower
+ * source's plan for a proxy the higher one overrode (an /etc/kjail/settings
+ * with `net proxy` and its allow-host lines, then `--net none` or
+ * --profile strict): not applied, like any overridden value. Set at or
+ * above it, the caller asked for both: refused, naming the source. */
+static int settle_proxy_options(struct kj_config *cfg, const struct kj_sources *src,
+				struct kj_err *err)
+{
+	static const char *const only_proxy[] = {"allow-host", "deny-host", "net-log", "net-hosts",
+						 "net-idle-timeout"};
+	unsigned net = origin_rank(src, "net");
+
+	if (cfg->net == KJ_NET_PROXY)
+		return 0;
+	for (size_t i = 0; i < sizeof(only_proxy) / sizeof(only_proxy[0]); i++) {
+		unsigned r = origin_rank(src, only_proxy[i]);
+		const char *from = settings_origin(src, only_proxy[i]);
+		if (!r)
+			continue;
+		if (r > net) {
+			const char *nfrom = settings_origin(src, "net");
+			/* A flag is its own source; a file line is named. */
+			bool fflag = !from || from[0] == '-', nflag = nfrom && nfrom[0] == '-';
+			return kj_fail(err, "option", 0, "add --net proxy",
+				       "--%s%s%s%s applies only to --net proxy (the network is %s%s%s%s)",
+				       only_proxy[i], fflag ? "" : " (", fflag ? "" : from,
+				       fflag ? "" : ")",
+				       cfg->net == KJ_NET_HOST ? "the host's, unfiltered"
+							       : "none at all",
+				       nflag ? "" : ", from ", nflag ? "" : nfrom ? nfrom : "the default",
+				       "");
+		}
+	}
+	cfg->nallow_host = cfg->ndeny_host = 0;
+	cfg->net_log = cfg->net_hosts = NULL;
+	cfg->net_idle_set = false;
+	return 0;
 }
 
 static int apply_lines(struct kj_config *cfg, struct kj_sources *src, const struct kj_lines *l,
@@ -264,7 +313,8 @@ int settings_load(int argc, char **argv, bool need_command, struct kj_config *cf
 		return rc;
 	if ((rc = read_sources(layers, src, err)) ||
 	    (rc = choose_profile(layers, &chosen, src, err)) ||
-	    (rc = apply_layers(cfg, layers, chosen, src, err)))
+	    (rc = apply_layers(cfg, layers, chosen, src, err)) ||
+	    (rc = settle_proxy_options(cfg, src, err)))
 		return rc;
 	if ((rc = config_finish(cfg, err)) || (rc = env_file_load(cfg, &src->files, err)) ||
 	    (rc = record_net_hosts(cfg, &src->files, err)) ||
