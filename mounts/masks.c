@@ -149,6 +149,29 @@ static int mask_held(int rootfd, const struct kj_config *cfg, const char *path,
 	return rc ? rc : mask_path(rootfd, path, 0, err);
 }
 
+/* host (a host path) below the DEST of every bind whose source holds it,
+ * but at except (masked already): a mask at the file's own path alone
+ * left `--ro /etc/ssl:/tmp/ssl` showing /tmp/ssl/private, or
+ * `--workspace $PWD:/work --mask $PWD/secret` showing /work/secret. */
+static int mask_aliases(int rootfd, const struct kj_config *cfg, const char *host,
+			const char *except, struct kj_err *err)
+{
+	char alias[PATH_MAX];
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i <= cfg->nbinds; i++) {
+		const struct kj_bind *b = i < cfg->nbinds ? &cfg->binds[i] : &cfg->workspace;
+		if (!b->src || !b->dest || !strcmp(b->src, b->dest) || !path_covers(b->src, host) ||
+		    (size_t)snprintf(alias, sizeof(alias), "%s%s", b->dest,
+				     host + (strcmp(b->src, "/") ? strlen(b->src) : 0)) >=
+			    sizeof(alias))
+			continue;
+		if (strcmp(alias, except))
+			rc = mask_held(rootfd, cfg, alias, err);
+	}
+	return rc;
+}
+
 static int mask_home(int rootfd, const struct kj_config *cfg, const char *home,
 		     struct kj_err *err)
 {
@@ -206,7 +229,7 @@ static const char *const host_secrets[] = {
 	"/etc/sudoers.d", "/etc/krb5.keytab", NULL,
 };
 
-static int mask_ssh_host_keys(int rootfd, struct kj_err *err)
+static int mask_ssh_host_keys(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 {
 	int dfd = path_open_in_root(rootfd, "/etc/ssh", O_DIRECTORY), rc = 0;
 	struct dirent *e;
@@ -229,6 +252,8 @@ static int mask_ssh_host_keys(int rootfd, struct kj_err *err)
 			continue;
 		snprintf(path, sizeof(path), "/etc/ssh/%s", e->d_name);
 		rc = mask_path(rootfd, path, 0, err);
+		if (!rc)
+			rc = mask_aliases(rootfd, cfg, path, path, err);
 	}
 	if (d)
 		closedir(d);
@@ -311,33 +336,26 @@ static int mask_session_dir(int rootfd, const struct kj_config *cfg, const char 
 static int mask_user(int rootfd, const struct kj_config *cfg, const char *path, const char *host,
 		     struct kj_err *err)
 {
-	char alias[PATH_MAX];
 	int rc = mask_held(rootfd, cfg, path, err);
 
 	if (rc || !host)
 		return rc;
 	if (strcmp(host, path))
 		rc = mask_held(rootfd, cfg, host, err);
-	for (size_t i = 0; !rc && i <= cfg->nbinds; i++) {
-		const struct kj_bind *b = i < cfg->nbinds ? &cfg->binds[i] : &cfg->workspace;
-		if (!b->src || !b->dest || !strcmp(b->src, b->dest) || !path_covers(b->src, host) ||
-		    (size_t)snprintf(alias, sizeof(alias), "%s%s", b->dest,
-				     host + strlen(b->src)) >= sizeof(alias))
-			continue;
-		if (strcmp(alias, path))
-			rc = mask_held(rootfd, cfg, alias, err);
-	}
-	return rc;
+	return rc ? rc : mask_aliases(rootfd, cfg, host, path, err);
 }
 
 int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 {
 	int rc = 0;
 
-	for (int i = 0; !rc && host_secrets[i]; i++)
+	for (int i = 0; !rc && host_secrets[i]; i++) {
 		rc = mask_held(rootfd, cfg, host_secrets[i], err);
+		if (!rc)
+			rc = mask_aliases(rootfd, cfg, host_secrets[i], host_secrets[i], err);
+	}
 	if (!rc)
-		rc = mask_ssh_host_keys(rootfd, err);
+		rc = mask_ssh_host_keys(rootfd, cfg, err);
 
 	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
 		rc = mask_home(rootfd, cfg, cfg->homes[i], err);

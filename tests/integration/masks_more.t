@@ -168,6 +168,16 @@ DECOY=$T/decoy-dest
 mkdir -p "$DECOY" && echo decoy >"$DECOY/.env" && chmod -R a+rX "$DECOY"
 kj exec --ro "$WS/mdest:$DECOY" --mask "$DECOY/.env" -- sh -c "cat $DECOY/.env $WS/mdest/.env 2>/dev/null; echo end"
 is "$rc:$out" "0:end" mask_below_dest_masks_source_not_host_decoy
+# The host's secrets are masked below a grant's DEST too (a root caller
+# showing /etc/ssl at /tmp/ssl saw /tmp/ssl/private and a bound shadow
+# file whole). Root's lane: the unprivileged user cannot read them at all.
+if [ "$KJ_AS" = root ]; then
+	kj exec --ro /etc/ssl:/tmp/ssl --ro /etc/shadow:/tmp/sh -- sh -c \
+		'ls -A /tmp/ssl/private 2>/dev/null | wc -l; wc -c </tmp/sh; ls /tmp/ssl | grep -c "^certs$"'
+	is "$rc:$(echo $out)" "0:0 0 1" host_secrets_masked_below_grant_dest
+else
+	skip host_secrets_masked_below_grant_dest "the host's secrets are root's: only a root caller could see them"
+fi
 # A mask cannot be moved aside with its directory: renamed, the mask went
 # along, a decoy under the old name was what the next run masked, and
 # the real file showed under the new name.
