@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mounts/hostmounts.h"
 #include "mounts/mountapi.h"
 #include "mounts/rootfs.h"
 #include "mounts/sockets.h"
@@ -183,6 +184,8 @@ static int mask_home(int rootfd, const struct kj_config *cfg, const char *home,
 		    sizeof(path))
 			return kj_fail(err, "mask", ENAMETOOLONG, NULL, "%s", home);
 		rc = mask_held(rootfd, cfg, path, err);
+		if (!rc)
+			rc = mask_aliases(rootfd, cfg, path, path, err);
 	}
 	return rc;
 }
@@ -345,7 +348,65 @@ static int mask_user(int rootfd, const struct kj_config *cfg, const char *path, 
 	return rc ? rc : mask_aliases(rootfd, cfg, host, path, err);
 }
 
-int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
+struct alias_ctx {
+	const struct kj_config *cfg;
+	const char *home;
+	struct home_aliases *ha;
+	struct kj_err *err;
+};
+
+static int add_home_alias(const char *alias, void *arg)
+{
+	struct alias_ctx *c = arg;
+	char **v, *p;
+
+	/* Written through a bind, the home would be: its dotfiles (.bashrc
+	 * runs at the next login), not only its credential stores. */
+	for (size_t i = 0; i <= c->cfg->nbinds; i++) {
+		const struct kj_bind *b = i < c->cfg->nbinds ? &c->cfg->binds[i] : &c->cfg->workspace;
+		if (b->writable && b->src && path_covers(b->src, alias))
+			return kj_fail(c->err, i < c->cfg->nbinds ? "rw" : "workspace", 0,
+				       "bind a project directory instead",
+				       "%s shows the home directory %s at %s (another mount of it), "
+				       "with its dotfiles and credential stores",
+				       b->src, c->home, alias);
+	}
+	if (c->ha->n == 64)
+		return kj_fail(c->err, "mask", E2BIG, "report it: the host has unusually many mounts",
+			       "more than 64 other mounts of the home directory %s", c->home);
+	if (!(p = strdup(alias)) || !(v = realloc(c->ha->paths, (c->ha->n + 1) * sizeof(*v)))) {
+		free(p);
+		return kj_fail(c->err, "mask", ENOMEM, NULL, "list the host's mounts");
+	}
+	c->ha->paths = v;
+	c->ha->paths[c->ha->n++] = p;
+	return 0;
+}
+
+int home_aliases_find(const struct kj_config *cfg, const struct hostmounts *hm,
+		      struct home_aliases *ha, struct kj_err *err)
+{
+	int rc = 0;
+
+	*ha = (struct home_aliases){0};
+	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
+		rc = hostmounts_aliases(hm, cfg->homes[i], add_home_alias,
+					&(struct alias_ctx){cfg, cfg->homes[i], ha, err});
+	if (rc)
+		home_aliases_free(ha);
+	return rc;
+}
+
+void home_aliases_free(struct home_aliases *ha)
+{
+	for (size_t i = 0; i < ha->n; i++)
+		free(ha->paths[i]);
+	free(ha->paths);
+	*ha = (struct home_aliases){0};
+}
+
+int masks_mount(int rootfd, const struct kj_config *cfg, const struct home_aliases *homes,
+		struct kj_err *err)
 {
 	int rc = 0;
 
@@ -359,6 +420,10 @@ int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 
 	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
 		rc = mask_home(rootfd, cfg, cfg->homes[i], err);
+	/* A home shown elsewhere too (a bind of /home for a chroot): its
+	 * stores were readable there. */
+	for (size_t i = 0; !rc && i < homes->n; i++)
+		rc = mask_home(rootfd, cfg, homes->paths[i], err);
 	if (!rc)
 		rc = mask_xdg_config(rootfd, cfg, err);
 	for (size_t i = 0; !rc && i < cfg->nmasks; i++)

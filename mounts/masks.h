@@ -4,7 +4,23 @@
 
 #include <stddef.h>
 
+#include "runtime/config.h"
+#include "runtime/error.h"
+
 /* Paths relative to a home directory, NULL-terminated. */
 extern const char *const credential_paths[];
+
+/* The other host paths where a home directory shows: another mount of
+ * its file system (mounts/hostmounts.h). Its credential stores are masked
+ * there too; a writable bind that shows one is refused. */
+struct home_aliases {
+	char **paths;
+	size_t n;
+};
+
+struct hostmounts;
+int home_aliases_find(const struct kj_config *cfg, const struct hostmounts *hm,
+		      struct home_aliases *ha, struct kj_err *err);
+void home_aliases_free(struct home_aliases *ha);
 
 #endif

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mounts/hostmounts.h"
 #include "mounts/rootfs.h"
 #include "mounts/sockets.h"
 
@@ -86,70 +87,17 @@ static int add_shown(struct host_pseudofs *pf, const struct kj_config *cfg, cons
 	return rc;
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
+int pseudofs_find(const struct kj_config *cfg, const struct hostmounts *hm,
+		  struct host_pseudofs *pf, struct kj_err *err)
 {
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-}
-
-/* One mountinfo line: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] -
- * TYPE SOURCE SUPEROPTS". */
-static int consider(struct host_pseudofs *pf, const struct kj_config *cfg, char *line,
-		    struct kj_err *err)
-{
-	char *mp = line, *sep, *type, *end;
-
-	for (int field = 0; field < 4 && mp; field++)
-		if ((mp = strchr(mp, ' ')))
-			mp++;
-	sep = mp ? strstr(mp, " - ") : NULL;
-	if (!sep)
-		return 0;
-	type = sep + 3;
-	if (!(end = strchr(type, ' ')))
-		return 0;
-	*end = '\0';
-	if (!hidden_type(type))
-		return 0;
-	*strchr(mp, ' ') = '\0'; /* there is one: before " - " at the latest */
-	unescape(mp);
-	if (mp[0] != '/' || !strcmp(mp, "/"))
-		return 0;
-	return add_shown(pf, cfg, mp, err);
-}
-
-int pseudofs_find(const struct kj_config *cfg, struct host_pseudofs *pf, struct kj_err *err)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *f;
 	int rc = 0;
 
 	*pf = (struct host_pseudofs){0};
-	/* Still the host's mount table: this child's mount namespace is a copy
-	 * of it, and nothing is mounted yet. */
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return kj_fail(err, "mask", errno, "mount /proc", "list the host's mounts");
-	while (!rc && getline(&line, &cap, f) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		rc = consider(pf, cfg, line, err);
+	for (size_t i = 0; !rc && i < hm->n; i++) {
+		const char *mp = hm->v[i].mp;
+		if (hidden_type(hm->v[i].type) && strcmp(mp, "/"))
+			rc = add_shown(pf, cfg, mp, err);
 	}
-	if (!rc && ferror(f))
-		rc = kj_fail(err, "mask", EIO, NULL, "read /proc/self/mountinfo");
-	free(line);
-	fclose(f);
 	if (rc)
 		pseudofs_free(pf);
 	return rc;

@@ -14,8 +14,10 @@ struct host_pseudofs {
 	size_t n;
 };
 
-/* From /proc/self/mountinfo, before anything is mounted. */
-int pseudofs_find(const struct kj_config *cfg, struct host_pseudofs *pf, struct kj_err *err);
+/* From the host's mount table (mounts/hostmounts.h). */
+struct hostmounts;
+int pseudofs_find(const struct kj_config *cfg, const struct hostmounts *hm,
+		  struct host_pseudofs *pf, struct kj_err *err);
 
 /* An empty read-only directory over each, after the binds. */
 int pseudofs_mask(int rootfd, const struct host_pseudofs *pf, struct kj_err *err);

@@ -217,7 +217,8 @@ static bool below_sys(const struct kj_config *cfg)
 	} while (0)
 
 int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *net,
-		 const struct host_pseudofs *pseudo, struct kj_err *err)
+		 const struct host_pseudofs *pseudo, const struct home_aliases *homes,
+		 struct kj_err *err)
 {
 	char tmp_opts[64];
 	int rootfd, rc = -EINVAL, bind_fds[KJ_MAX_BINDS + 1];
@@ -274,7 +275,7 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 	if (early) {
 		STEP(binds_mount(rootfd, cfg, bind_fds, err), "mount: workspace and grants");
 		STEP(git_protect(rootfd, cfg->workspace.dest, err), "mount: git protection");
-		STEP(masks_mount(rootfd, cfg, err), "mount: credential and host-secret masks");
+		STEP(masks_mount(rootfd, cfg, homes, err), "mount: credential and host-secret masks");
 	}
 	/* The fresh /sys shows the mounting task's network namespace, so
 	 * from here on the sandbox's own must be there; so must the host's
@@ -286,7 +287,7 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 	if (!early) {
 		STEP(binds_mount(rootfd, cfg, bind_fds, err), "mount: workspace and grants");
 		STEP(git_protect(rootfd, cfg->workspace.dest, err), "mount: git protection");
-		STEP(masks_mount(rootfd, cfg, err), "mount: credential and host-secret masks");
+		STEP(masks_mount(rootfd, cfg, homes, err), "mount: credential and host-secret masks");
 	}
 	STEP(host_sockets_mask(rootfd, net->sockets, err), "mount: host socket masks");
 	STEP(pseudofs_mask(rootfd, pseudo, err), "mount: host pseudo file systems hidden");

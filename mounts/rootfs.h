@@ -16,10 +16,13 @@
  * namespace), shown read-only at /sys/fs/cgroup. net: the job making the
  * network namespace and listing the host's sockets (net/netns.h), entered
  * half-way, before the fresh /sys. pseudo: the host's procfs and similar
- * mounts outside /proc and /sys (mounts/pseudofs.h), hidden. */
+ * mounts outside /proc and /sys (mounts/pseudofs.h), hidden. homes: other
+ * mounts of the home directories (mounts/masks.h), masked like them. */
 struct host_pseudofs;
+struct home_aliases;
 int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *net,
-		 const struct host_pseudofs *pseudo, struct kj_err *err);
+		 const struct host_pseudofs *pseudo, const struct home_aliases *homes,
+		 struct kj_err *err);
 
 /* Pieces of the recipe, each in its own file. rootfd is the new root. */
 int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what, struct kj_err *err);
@@ -37,7 +40,8 @@ int git_protect(int rootfd, const char *workspace_dest, struct kj_err *err);
 /* Hold every directory between dirfd and rel's last component in place
  * (bound onto itself: a mount point cannot be renamed). */
 int pin_parents(int dirfd, const char *rel, const char *what, struct kj_err *err);
-int masks_mount(int rootfd, const struct kj_config *cfg, struct kj_err *err);
+int masks_mount(int rootfd, const struct kj_config *cfg, const struct home_aliases *homes,
+		struct kj_err *err);
 
 /* A clone of the host's /dev/null, verified to be the char device 1:3
  * (runc CVE-2025-31133: a /dev/null swapped for a symlink or another file

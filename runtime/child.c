@@ -15,6 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mounts/hostmounts.h"
+#include "mounts/masks.h"
 #include "mounts/pseudofs.h"
 #include "mounts/rootfs.h"
 #include "net/netns.h"
@@ -313,6 +315,8 @@ void sandbox_child(struct sandbox *sb)
 	struct kj_err err = {0};
 	struct host_sockets sockets = {0};
 	struct host_pseudofs pseudo = {0};
+	struct home_aliases homes = {0};
+	struct hostmounts hm = {0};
 	struct netns_job net;
 	pid_t command;
 	int slave = -1;
@@ -332,15 +336,19 @@ void sandbox_child(struct sandbox *sb)
 	 * (net/netns.c) started first, which kjail's "go" wakes; rootfs_build
 	 * enters it half-way. */
 	if (netns_start(&net, sb->cfg, &sockets, sb->netgo, &err) ||
-	    host_sockets_find(sb->cfg, &sockets, &err) || pseudofs_find(sb->cfg, &pseudo, &err) ||
-	    wait_for_parent(sb, &err))
+	    host_sockets_find(sb->cfg, &sockets, &err) || hostmounts_read(&hm, &err) ||
+	    pseudofs_find(sb->cfg, &hm, &pseudo, &err) ||
+	    home_aliases_find(sb->cfg, &hm, &homes, &err) || wait_for_parent(sb, &err))
 		child_die(sb, &err);
+	hostmounts_free(&hm);
 	kj_trace("child: maps written");
-	if (set_hostname(&err) || rootfs_build(sb->cfg, sb->cg != NULL, &net, &pseudo, &err))
+	if (set_hostname(&err) ||
+	    rootfs_build(sb->cfg, sb->cg != NULL, &net, &pseudo, &homes, &err))
 		child_die(sb, &err);
 	kj_trace("child: root filesystem built");
 	host_sockets_free(&sockets);
 	pseudofs_free(&pseudo);
+	home_aliases_free(&homes);
 	close(sb->netgo);
 	if (open_pty(sb, &slave, &err) || caps_drop_all(sb->cfg, &err))
 		child_die(sb, &err);

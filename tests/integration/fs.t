@@ -120,6 +120,23 @@ unlike "$out" "SECRET" credential_stores_masked
 like "$out" "visible" home_otherwise_readable
 HOME=$H kj exec -- sh -c '(echo x > ~/.ssh/new) 2>&1; echo rc=$?'
 like "$out" "rc=[1-9]" masked_dir_not_writable
+# The home shown somewhere else too, by another mount of it (schroot and
+# sbuild bind /home into their chroots): its stores are masked there as
+# well, also below a grant that shows that place, and a writable bind
+# that shows it is refused like the home itself.
+mkdir -p "$T/view/alias"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/view"
+mount --bind "$H" "$T/view/alias"
+HOME=$H kj exec --ro "$T/view:/tmp/view" -- sh -c \
+	'cat "$1/.ssh/id_ed25519" "$1/.npmrc" "$1/.aws/credentials" 2>/dev/null; cat "$1/notes.txt"' sh /tmp/view/alias
+is "$rc:$out" "0:visible" credential_stores_masked_at_another_mount_of_home
+HOME=$H kj exec --workspace "$T/view" -- true
+like "$rc:$err" "^125:kjail: workspace: $T/view shows the home directory $H at $T/view/alias \(another mount of it\)" \
+	workspace_showing_another_mount_of_home_refused
+HOME=$H kj exec --rw "$T/view/alias" -- true
+like "$rc:$err" "^125:kjail: rw: $T/view/alias shows the home directory $H" \
+	rw_grant_of_another_mount_of_home_refused
+umount "$T/view/alias"
 echo SECRET-extra > "$H/token"
 kj exec --mask "$H/token" -- sh -c "cat $H/token; echo end"
 is "$out" "end" mask_option_hides_file
