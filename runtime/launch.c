@@ -242,7 +242,23 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 	/* The netns thread first (net/netns.c): this wake-up puts it on this
 	 * CPU, which is free as soon as kjail waits below. */
 	if (write_id_maps(sb->pid, cfg, err) || write(sb->netgo, &(uint64_t){1}, 8) != 8 ||
-	    write(sb->chan[0], "g", 1) != 1 || await_setup(sb, err)) {
+	    write(sb->chan[0], "g", 1) != 1) {
+		/* The child may have failed first, before it waited for us (a
+		 * check of the host's mounts): its error line is queued on the
+		 * channel, and it says more than our EPIPE or ESRCH. */
+		struct kj_err child_err = {0};
+		int e = errno;
+
+		stdio_restore(&sb->io);
+		abandon(sb); /* reaped: the channel now ends after what it sent */
+		if (await_setup(sb, &child_err) && child_err.part[0])
+			*err = child_err;
+		else if (!err->part[0])
+			kj_fail(err, "launch", e, NULL, "start the sandbox");
+		sandbox_release(sb);
+		return -EINVAL;
+	}
+	if (await_setup(sb, err)) {
 		stdio_restore(&sb->io);
 		abandon(sb);
 		if (!err->part[0])

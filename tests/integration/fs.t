@@ -98,6 +98,12 @@ is "$out" "ptmx " devpts_is_private
 kj exec -- hostname
 is "$out" kjail hostname_is_kjail
 
+# A workspace DEST through a link in the root (/var/run -> /run): the
+# command starts there (the check compared the resolved working directory
+# with the DEST as written, and refused it as outside the sandbox).
+kj exec --workspace "$WS:/var/run/kjail-wsx" -- pwd
+is "$rc:$out" "0:$(readlink -f /var/run)/kjail-wsx" workspace_dest_through_root_link_is_entered
+
 # Credential stores of the caller: masked (empty directory, /dev/null).
 # The fake home lives under /var/tmp: the sandbox's /tmp is its own.
 H=$(mktemp -d /var/tmp/kjail-home.XXXXXX)
