@@ -6,6 +6,7 @@
 #include <linux/filter.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,12 +136,20 @@ static void abandon(struct sandbox *sb)
 static int await_setup(struct sandbox *sb, struct kj_err *err)
 {
 	struct kj_err child_err;
+	bool reset = false;
 	int fd = -1;
 
 	for (;;) {
 		int t = channel_recv(sb->chan[0], &child_err, &fd);
 		if (t == 0)
 			return 0;
+		/* A child that died before it read our go-ahead resets the
+		 * channel, and the kernel reports that before the error line
+		 * the child queued: once reported, the line is there. */
+		if (t == -ECONNRESET && !reset) {
+			reset = true;
+			continue;
+		}
 		if (t < 0)
 			return kj_fail(err, "launch", -t, NULL, "read from the sandbox");
 		if (t == CHANNEL_PTY) {
