@@ -284,13 +284,20 @@ static int check_profile(const struct kj_rule *r, const struct kj_config *c,
 	const struct kj_profile *p = &s->profile;
 	char what[300];
 
-	for (size_t i = 0; i < p->nnames; i++)
-		if (!strcasecmp(p->names[i], r->value)) {
-			snprintf(what, sizeof(what),
-				 i ? "profile %s (it includes %s)" : "profile %s%s", p->name,
-				 i ? p->names[i] : "");
-			return denied(r, what, s->profile_from, err);
-		}
+	/* Every name of every profile read, its own and its includes',
+	 * also those of a profile given by path (its file's name). */
+	for (size_t i = 0; i < p->nnames; i++) {
+		if (strcasecmp(p->names[i], r->value))
+			continue;
+		if (i >= p->ntop)
+			snprintf(what, sizeof(what), "profile %s (it includes %s)", p->name,
+				 p->names[i]);
+		else if (!strcasecmp(p->name, p->names[i]))
+			snprintf(what, sizeof(what), "profile %s", p->name);
+		else
+			snprintf(what, sizeof(what), "profile %s (%s)", p->name, p->file);
+		return denied(r, what, s->profile_from, err);
+	}
 	/* What makes the host profile the host profile is isolation none: a
 	 * copy under another name, or the flag itself, is refused too. */
 	if (!strcasecmp(r->value, "host") && c->isolation == KJ_ISOLATION_NONE)

@@ -182,7 +182,10 @@ static int own(struct kj_profile *p, void *s, struct kj_err *err)
 	return 0;
 }
 
-static int add_name(struct kj_profile *p, const char *name, struct kj_err *err)
+/* Record a name `deny profile` is matched against. A name left out would
+ * escape the rule (a profile that included 16 others first, then the
+ * denied one, ran with the denied one's lines): one too many is an error. */
+static int add_name(struct kj_profile *p, const char *name, const char *shown, struct kj_err *err)
 {
 	char *copy;
 
@@ -190,11 +193,35 @@ static int add_name(struct kj_profile *p, const char *name, struct kj_err *err)
 		if (!strcmp(p->names[i], name))
 			return 0;
 	if (p->nnames == KJ_MAX_PROFILES)
-		return 0;
+		return kj_fail(err, "profile", 0, "include fewer profiles",
+			       "%s: more than %d profiles are included", shown, KJ_MAX_PROFILES);
 	if (!(copy = strdup(name)))
 		return kj_fail(err, "profile", ENOMEM, NULL, "reading profiles");
 	p->names[p->nnames++] = copy;
 	return own(p, copy, err);
+}
+
+/* A profile file is also known by its file name without .profile, lower
+ * case ("/srv/p/CI.profile": ci): `deny profile ci` holds whether ci is
+ * asked for by name, by the path of its file (--profile
+ * /etc/kjail/profiles/ci.profile recorded no name, and ran), or through
+ * a symlink. What the file says is not compared: a copy under another
+ * name is another profile. */
+static int add_file_name(struct kj_profile *p, const char *path, const char *shown,
+			 struct kj_err *err)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(base);
+	char name[NAME_MAX + 1];
+
+	if (n > strlen(SUFFIX) && !strcmp(base + n - strlen(SUFFIX), SUFFIX))
+		n -= strlen(SUFFIX);
+	if (n == 0 || n > NAME_MAX)
+		return 0; /* no file has such a name */
+	for (size_t i = 0; i < n; i++)
+		name[i] = (char)tolower((unsigned char)base[i]);
+	name[n] = '\0';
+	return add_name(p, name, shown, err);
 }
 
 static int expand_lines(struct expand *x, struct found *f)
@@ -266,8 +293,12 @@ static int expand(struct expand *x, const char *ref, const char *label, const st
 		x->p->name = name;
 		x->p->file = f.shown;
 	}
-	if (!strchr(ref, '/') && (rc = add_name(x->p, f.name, x->err)))
+	if ((rc = strchr(ref, '/') ? add_file_name(x->p, ref, f.shown, x->err)
+				   : add_name(x->p, f.name, f.shown, x->err)) ||
+	    (f.real && (rc = add_file_name(x->p, f.real, f.shown, x->err))))
 		return rc;
+	if (x->depth == 0)
+		x->p->ntop = x->p->nnames;
 	if (x->files &&
 	    conf_files_add(x->files, f.real, f.shown, f.real ? "read" : "built-in") == 0 &&
 	    strchr(ref, '/') && x->files->n && x->files->v[x->files->n - 1].real == f.real)

@@ -150,6 +150,23 @@ like "$rc:$err" "^125:kjail: settings: cannot use built-in ci.profile: at most 3
 rm -f "$WS/evil.profile"
 reset_config
 
+# `deny profile` sees the name of every profile a run reads: a profile
+# that includes more than the list holds is refused, never cut short
+# (profile show reads without the run's 32-file limit).
+inc=()
+for i in $(seq 1 64); do
+	user_profile "n$i" 'quiet'
+	inc+=("include n$i")
+done
+user_profile names64 "${inc[@]:1}"
+kje profile show names64
+is "$rc:$err" "0:" profile_with_64_names_shown
+user_profile names65 "${inc[@]}"
+kje profile show names65
+like "$rc:$err" "^125:kjail: profile: ~/.config/kjail/profiles/n64.profile: more than 64 profiles are included \(include fewer profiles\)$" \
+	profile_with_more_names_than_recorded_refused
+reset_config
+
 # A profile that is a symlink to nothing is an error, not "no such
 # profile": a dangling link must not let the search fall through to a
 # lower directory or a built-in of the same name.
