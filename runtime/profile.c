@@ -224,6 +224,34 @@ static int add_file_name(struct kj_profile *p, const char *path, const char *sho
 	return add_name(p, name, shown, err);
 }
 
+/* The profile an include line names: a NAME, an absolute path, or a
+ * relative path read from the directory of the file that includes it,
+ * never from the caller's current directory: `include ./common.profile`
+ * in ~/.config/kjail/profiles/b.profile read ./common.profile wherever
+ * kjail ran, a file an earlier sandbox could have planted in its
+ * workspace. */
+static int include_ref(struct expand *x, const struct found *f, const struct kj_line *ln,
+		       const char **ref)
+{
+	const char *slash;
+	char *joined;
+	int rc;
+
+	*ref = ln->value;
+	if (!strchr(ln->value, '/') || ln->value[0] == '/')
+		return 0;
+	if (!f->real || !(slash = strrchr(f->real, '/')))
+		return kj_fail(x->err, "profile", 0, "include a NAME or an absolute path",
+			       "%s:%u: a built-in profile has no directory for '%s'", ln->file,
+			       ln->lineno, ln->value);
+	if (asprintf(&joined, "%.*s/%s", (int)(slash - f->real), f->real, ln->value) < 0)
+		return kj_fail(x->err, "profile", ENOMEM, NULL, "reading profiles");
+	if ((rc = own(x->p, joined, x->err)))
+		return rc;
+	*ref = joined;
+	return 0;
+}
+
 static int expand_lines(struct expand *x, struct found *f)
 {
 	struct kj_lines lines = {0};
@@ -231,12 +259,15 @@ static int expand_lines(struct expand *x, struct found *f)
 
 	for (size_t i = 0; !rc && i < lines.n; i++) {
 		const struct kj_line *ln = &lines.v[i];
+		const char *ref;
 
 		if (!strcmp(ln->name, "include")) {
-			rc = ln->value ? expand(x, ln->value, "include", ln)
-				       : kj_fail(x->err, "profile", 0, "write include NAME",
-						 "%s:%u: include needs a profile name", ln->file,
-						 ln->lineno);
+			if (!ln->value)
+				rc = kj_fail(x->err, "profile", 0, "write include NAME",
+					     "%s:%u: include needs a profile name", ln->file,
+					     ln->lineno);
+			else if ((rc = include_ref(x, f, ln, &ref)) == 0)
+				rc = expand(x, ref, "include", ln);
 		} else if (!strcmp(ln->name, "profile")) {
 			rc = kj_fail(x->err, "profile", 0, "write include NAME",
 				     "%s:%u: a profile cannot choose a profile", ln->file,

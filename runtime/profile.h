@@ -4,7 +4,9 @@
  * NAME is looked up in /etc/kjail/profiles/NAME.profile, then
  * ~/.config/kjail/profiles/NAME.profile, then the built-ins compiled from
  * profiles/; never in the workspace or the current directory. A reference
- * with a '/' is a path. Names are matched in lower case.
+ * with a '/' is a path: in an include line, a relative one is read from
+ * the directory of the file that includes it. Names are matched in lower
+ * case.
  */
 #ifndef KJAIL_PROFILE_H
 #define KJAIL_PROFILE_H
