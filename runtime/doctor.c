@@ -396,19 +396,23 @@ static void posture(struct report *r, const struct kj_config *cfg, const struct 
 		set(r->posture, sizeof(r->posture),
 		    "%s · no isolation (the environment is the boundary) · %s", name, r->limits);
 	else
-		/* "full" only without a downgrade: the host's network or
-		 * Landlock turned off make it "reduced", and say so. */
+		/* "full" only without a downgrade: the host's network,
+		 * Landlock turned off, or a seccomp policy file of the
+		 * caller's (kjail does not judge what it allows: `@default
+		 * allow` is a valid one) make it "reduced", and say so. */
 		set(r->posture, sizeof(r->posture),
 		    "%s · %s isolation (user, mount ro-root%s, pid, net %s, seccomp%s%s, caps dropped) · %s",
 		    name,
-		    cfg->net == KJ_NET_HOST || cfg->landlock == KJ_LANDLOCK_OFF ? "reduced"
-										: "full",
+		    cfg->net == KJ_NET_HOST || cfg->landlock == KJ_LANDLOCK_OFF ||
+				    cfg->seccomp == KJ_SECCOMP_FILE
+			    ? "reduced"
+			    : "full",
 		    cfg->workspace_ro ? ", read-only workspace" : "",
 		    cfg->net == KJ_NET_NONE   ? "none"
 		    : cfg->net == KJ_NET_HOST ? "host (not isolated)"
 					      : "proxy",
 		    cfg->seccomp == KJ_SECCOMP_STRICT ? " strict"
-		    : cfg->seccomp == KJ_SECCOMP_FILE ? " (policy file)"
+		    : cfg->seccomp == KJ_SECCOMP_FILE ? " (the caller's policy file, not checked)"
 						      : "",
 		    cfg->landlock == KJ_LANDLOCK_OFF ? ", landlock off"
 		    : r->landlock_abi > 0            ? ", landlock"

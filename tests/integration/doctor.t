@@ -103,6 +103,12 @@ like "$(line profile)" "ci \(chosen by --profile; built-in ci.profile\)" doctor_
 like "$(line posture)" "ci · reduced isolation \(.*net host \(not isolated\)" doctor_posture_net_host
 kje doctor --landlock off --memory max --pids max
 like "$(line posture)" " · reduced isolation \(.*, landlock off, caps dropped\)" doctor_posture_landlock_off
+# A seccomp policy file is the caller's own (`@default allow` is one):
+# not the full isolation kjail's own filters give.
+mkdir -p "$T/pol"
+put "$T/pol/open.policy" "$KJ_OWNER" 0644 '@default allow'
+kje doctor --seccomp "$T/pol/open.policy" --memory max --pids max
+like "$(line posture)" "^ +posture +[a-z]+ · reduced isolation \(.*seccomp \(the caller's policy file, not checked\)" doctor_posture_seccomp_file
 reset_config
 
 # The host profile: doctor says so, and it can run where limits cannot.

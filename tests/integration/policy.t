@@ -151,6 +151,16 @@ denied require_seccomp_against_user_settings "require seccomp: .*\(from ~/.confi
 	exec -- touch "$RAN"
 rm -f "$USER_DIR/settings"
 allowed require_seccomp_allows_the_sandbox exec "${BE[@]}" -- touch "$RAN"
+allowed require_seccomp_allows_strict exec "${BE[@]}" --seccomp strict -- touch "$RAN"
+# A policy file of the caller's may allow every call: it does not meet
+# `require seccomp`; `require isolation` lets it through.
+mkdir -p "$T/pol"
+put "$T/pol/open.policy" "$KJ_OWNER" 0644 '@default allow'
+denied require_seccomp_against_callers_policy_file \
+	"^kjail: policy: /etc/kjail/policy:1: require seccomp: a policy file \(--seccomp FILE\) is the caller's own filter, which may allow every call \(from --seccomp\) \(use --seccomp default or strict" \
+	exec "${BE[@]}" --seccomp "$T/pol/open.policy" -- touch "$RAN"
+sys_policy 'require isolation'
+allowed require_isolation_allows_a_policy_file exec "${BE[@]}" --seccomp "$T/pol/open.policy" -- touch "$RAN"
 
 # ------------------------------------------------------------- deny rw PATH
 mkdir -p "$T/private/sub" "$T/other" "$T/private/ws"
