@@ -550,6 +550,15 @@ int cli_parse_exec(int argc, char **argv, bool need_command, struct kj_lines *fl
 	return 0;
 }
 
+int cli_check_oneshot_flag(const char *name, struct kj_err *err)
+{
+	/* A value that does nothing would look like one that took effect. */
+	if (!strcmp(name, "idle-timeout"))
+		return kj_fail(err, "option", 0, "give it to kjail create",
+			       "--idle-timeout does nothing for a one-shot kjail exec");
+	return 0;
+}
+
 void cli_usage(FILE *out)
 {
 	fprintf(out, "usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]\n\n"

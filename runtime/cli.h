@@ -24,6 +24,12 @@ int cli_option_lookup(const char *name, bool *takes_value);
 int cli_apply_option(struct kj_config *cfg, const char *name, const char *value,
 		     struct kj_err *err);
 
+/* An option kjail exec takes but refuses on its own command line: one a
+ * one-shot run has no use for (--idle-timeout: a session's). The one check
+ * for kjail exec and for the run kjail doctor judges. 0, or -EINVAL with
+ * err filled. */
+int cli_check_oneshot_flag(const char *name, struct kj_err *err);
+
 void cli_usage(FILE *out);
 
 #endif

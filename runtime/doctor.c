@@ -559,8 +559,11 @@ static void print_text(FILE *out, const struct report *r)
 		fprintf(out, "%-5s %-16s can run here\n", "ok", "verdict");
 }
 
-/* A bad flag is doctor's own usage error (125); a bad settings file or
- * profile is a finding about this machine (reported, exit 1). */
+/* A bad flag is doctor's own usage error (125), checked as kjail exec
+ * checks it: its value, the profile it names (`--profile agnet` was a
+ * finding, exit 1), and the flags a one-shot run refuses (--idle-timeout
+ * was "can run here"). A bad settings file, or a profile one of them
+ * names, is a finding about this machine (reported, exit 1). */
 static int check_flags(int argc, char **argv, struct kj_err *err)
 {
 	struct kj_lines flags = {0};
@@ -569,9 +572,14 @@ static int check_flags(int argc, char **argv, struct kj_err *err)
 	int rc = cli_parse_exec(argc, argv, false, &flags, &rest, err);
 
 	config_init(&scratch);
-	for (size_t i = 0; !rc && i < flags.n; i++)
-		if (strcmp(flags.v[i].name, "profile"))
-			rc = cli_apply_option(&scratch, flags.v[i].name, flags.v[i].value, err);
+	for (size_t i = 0; !rc && i < flags.n; i++) {
+		const struct kj_line *f = &flags.v[i];
+		if ((rc = cli_apply_option(&scratch, f->name, f->value, err)) ||
+		    (rc = cli_check_oneshot_flag(f->name, err)))
+			break;
+		if (!strcmp(f->name, "profile"))
+			rc = profile_check(f->value, "--profile", err);
+	}
 	free(flags.v);
 	return rc;
 }

@@ -52,14 +52,15 @@ static int cmd_exec(int argc, char **argv)
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
 	}
-	/* A session's option: a one-shot run has no idle time to end. */
-	if (settings_origin(&src, "idle-timeout") &&
-	    settings_origin(&src, "idle-timeout")[0] == '-') {
-		kj_fail(&err, "option", 0, "give it to kjail create",
-			"--idle-timeout does nothing for a one-shot kjail exec");
-		kj_err_print(&err);
-		return KJ_EXIT_SETUP;
-	}
+	/* A session's option on the command line: a one-shot run has no
+	 * idle time to end (the same check as kjail doctor's). A flag's
+	 * origin is "--NAME"; settings and profiles may hold it for create. */
+	for (size_t i = 0; i < src.norigins; i++)
+		if (!strncmp(src.origin[i].src, "--", 2) &&
+		    cli_check_oneshot_flag(src.origin[i].opt, &err)) {
+			kj_err_print(&err);
+			return KJ_EXIT_SETUP;
+		}
 	kj_trace("options parsed");
 	/* The host profile: no namespaces (runtime/launch_host.c). */
 	rc = cfg.isolation == KJ_ISOLATION_NONE ? sandbox_run_host(&cfg, &err)

@@ -140,6 +140,21 @@ kje doctor --net bogus
 like "$rc:$err" "^125:kjail: option: --net: invalid value 'bogus'" doctor_bad_flag_value_is_125
 kje doctor --memory max -- true
 like "$rc:$err" "^125:kjail: option: unexpected argument 'true'" doctor_takes_no_command
+# The flags exec refuses, doctor refuses with exec's words: a misspelt
+# --profile, and --idle-timeout (a session's, nothing for a one-shot run).
+for args in "--profile agnet" "--idle-timeout 5m" "--profile $T/nope.profile"; do
+	# shellcheck disable=SC2086
+	kje doctor --memory max --pids max $args
+	drc=$rc derr=$err dout=$out
+	# shellcheck disable=SC2086
+	kje exec --memory max --pids max $args -- true
+	echo "$drc|$rc|$([ "$derr" = "$err" ] && echo same)|${dout:+stdout}"
+done >"$T/flags"
+is "$(sort -u "$T/flags")" "125|125|same|" doctor_refuses_what_exec_refuses_as_exec_words_it
+user_settings 'profile agnet'
+kje doctor --memory max --pids max
+like "$rc:$(line profile)" "^1:fail +profile .*no profile 'agnet'" doctor_reports_bad_profile_in_settings_as_finding
+reset_config
 
 # ------------------------------------------------------------------ --json
 
@@ -182,8 +197,13 @@ is "$(sort -u "$T/live")" "1|125|same" doctor_live_run_agrees_with_exec
 # invalid UTF-8 as U+FFFD, valid UTF-8 (also cut mid-character by a long
 # message) and control characters escaped.
 long=$(python3 -c 'print("x/" + "\u00e9" * 300)')
-for arg in "--profile=bad$(printf '\377')name" "--workspace=/nonexist/$long" "--profile=a$(printf '\t')b"; do
-	kje doctor --json "$arg"
+# (A bad --profile flag is a usage error, no report: the odd profile
+# names come from KJAIL_PROFILE, a finding.)
+for arg in "KJAIL_PROFILE=bad$(printf '\377')name" "--workspace=/nonexist/$long" "KJAIL_PROFILE=a$(printf '\t')b"; do
+	case $arg in
+	KJAIL_PROFILE=*) KJAIL_PROFILE=${arg#*=} kje doctor --json ;;
+	*) kje doctor --json "$arg" ;;
+	esac
 	printf '%s' "$out" | python3 -c 'import json, sys; json.loads(sys.stdin.buffer.read().decode("utf-8"))' 2>/dev/null &&
 		ok=yes || ok=no
 	echo "$ok"
