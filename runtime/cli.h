@@ -16,6 +16,12 @@
 int cli_parse_exec(int argc, char **argv, bool need_command, struct kj_lines *flags,
 		   char ***command, struct kj_err *err);
 
+/* What stands after the options, for the message when it is missing:
+ * COMMAND and kjail exec's usage unless the command says otherwise
+ * (kjail create: NAME, "usage: kjail create [OPTIONS] NAME"). Both
+ * strings must live as long as the process. */
+void cli_set_operand(const char *operand, const char *usage);
+
 /* 0 if NAME is an option (and whether it takes a value), else -ENOENT. */
 int cli_option_lookup(const char *name, bool *takes_value);
 

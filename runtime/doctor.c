@@ -584,6 +584,36 @@ static int check_flags(int argc, char **argv, struct kj_err *err)
 	return rc;
 }
 
+/* --json anywhere among the options, as the usage line reads (it was
+ * taken only first: `doctor --limits best-effort --json` was "unknown
+ * option --json"). Not another option's value (--setenv --json), and
+ * nothing from the first argument that is no option on, as the parser
+ * reads them. The rest go to opts, in order; returns their count. */
+static int take_json(int argc, char **argv, char **opts, bool *json)
+{
+	int n = 0, i;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool takes_value;
+
+		if (a[0] != '-' || !strcmp(a, "--"))
+			break;
+		if (!strcmp(a, "--json")) {
+			*json = true;
+			continue;
+		}
+		opts[n++] = argv[i];
+		if (a[1] == '-' && !strchr(a, '=') && cli_option_lookup(a + 2, &takes_value) == 0 &&
+		    takes_value && i + 1 < argc)
+			opts[n++] = argv[++i];
+	}
+	while (i < argc)
+		opts[n++] = argv[i++];
+	opts[n] = NULL;
+	return n;
+}
+
 int doctor_run(int argc, char **argv)
 {
 	static struct report r;
@@ -591,21 +621,26 @@ int doctor_run(int argc, char **argv)
 	struct kj_sources src;
 	struct kj_err err = {0};
 	bool json = false;
+	char **opts = calloc((size_t)argc + 1, sizeof(*opts));
 	int rc;
 
-	if (argc && !strcmp(argv[0], "--json")) {
-		json = true;
-		argc--;
-		argv++;
+	if (!opts) {
+		kj_fail(&err, "doctor", ENOMEM, NULL, "the options");
+		kj_err_print(&err);
+		return KJ_EXIT_SETUP;
 	}
+	argc = take_json(argc, argv, opts, &json);
+	argv = opts; /* freed at the end: cfg.argv points into it */
 	rc = check_flags(argc, argv, &err);
 	if (rc == 1) {
 		printf("usage: kjail doctor [--json] [OPTIONS]\n"
 		       "Check what kjail can do here for `kjail exec [OPTIONS]`; exit 0 if it can run, 1 if not.\n");
+		free(opts);
 		return 0;
 	}
 	if (rc) {
 		kj_err_print(&err);
+		free(opts);
 		return KJ_EXIT_SETUP;
 	}
 	config_init(&cfg);
@@ -625,5 +660,6 @@ int doctor_run(int argc, char **argv)
 		print_json(stdout, &r, &src);
 	else
 		print_text(stdout, &r);
+	free(opts);
 	return r.blocked ? 1 : 0;
 }

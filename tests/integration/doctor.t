@@ -179,6 +179,14 @@ is "$(cat "$T/json-check")" ok doctor_json_is_valid_and_complete
 kje doctor
 text_rc=$rc
 is "$json_rc" "$text_rc" doctor_json_same_exit_status
+# --json anywhere among the options, as the usage line says; as another
+# option's value it is that value.
+kje doctor --memory max --pids max --json
+printf '%s' "$out" | python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["limits"] == "limits: none asked"' 2>/dev/null &&
+	ok=yes || ok=no
+is "$rc:$ok" "0:yes" doctor_json_after_other_options
+kje doctor --setenv --json --memory max --pids max
+like "$rc:$err" "^125:kjail: option: --setenv: '--json' has no '='" doctor_json_as_an_options_value_is_that_value
 
 # What no check models, the live run meets as exec does: a --cwd or a
 # grant's mount point missing in the new root.
