@@ -495,6 +495,16 @@ int cli_option_lookup(const char *name, bool *takes_value)
 	return 0;
 }
 
+/* The command being parsed (main.c sets it before dispatching). */
+static const char *operand_name = "COMMAND";
+static const char *operand_usage = "usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]";
+
+void cli_set_operand(const char *operand, const char *usage)
+{
+	operand_name = operand;
+	operand_usage = usage;
+}
+
 /* Only splits the command line into option lines (the values are checked
  * when settings.c applies them with cli_apply_option, in precedence order
  * after the settings files and the profile). */
@@ -541,12 +551,19 @@ int cli_parse_exec(int argc, char **argv, bool need_command, struct kj_lines *fl
 	}
 	*command = argv + i;
 	if (i >= argc && need_command)
-		return kj_fail(err, "option", 0,
-			       "usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]",
-			       "no COMMAND given");
+		return kj_fail(err, "option", 0, operand_usage, "no %s given", operand_name);
 	if (i < argc && !need_command)
 		return kj_fail(err, "option", 0, "give only options here",
 			       "unexpected argument '%s'", argv[i]);
+	return 0;
+}
+
+int cli_check_oneshot_flag(const char *name, struct kj_err *err)
+{
+	/* A value that does nothing would look like one that took effect. */
+	if (!strcmp(name, "idle-timeout"))
+		return kj_fail(err, "option", 0, "give it to kjail create",
+			       "--idle-timeout does nothing for a one-shot kjail exec");
 	return 0;
 }
 

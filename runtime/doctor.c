@@ -396,19 +396,23 @@ static void posture(struct report *r, const struct kj_config *cfg, const struct 
 		set(r->posture, sizeof(r->posture),
 		    "%s · no isolation (the environment is the boundary) · %s", name, r->limits);
 	else
-		/* "full" only without a downgrade: the host's network or
-		 * Landlock turned off make it "reduced", and say so. */
+		/* "full" only without a downgrade: the host's network,
+		 * Landlock turned off, or a seccomp policy file of the
+		 * caller's (kjail does not judge what it allows: `@default
+		 * allow` is a valid one) make it "reduced", and say so. */
 		set(r->posture, sizeof(r->posture),
 		    "%s · %s isolation (user, mount ro-root%s, pid, net %s, seccomp%s%s, caps dropped) · %s",
 		    name,
-		    cfg->net == KJ_NET_HOST || cfg->landlock == KJ_LANDLOCK_OFF ? "reduced"
-										: "full",
+		    cfg->net == KJ_NET_HOST || cfg->landlock == KJ_LANDLOCK_OFF ||
+				    cfg->seccomp == KJ_SECCOMP_FILE
+			    ? "reduced"
+			    : "full",
 		    cfg->workspace_ro ? ", read-only workspace" : "",
 		    cfg->net == KJ_NET_NONE   ? "none"
 		    : cfg->net == KJ_NET_HOST ? "host (not isolated)"
 					      : "proxy",
 		    cfg->seccomp == KJ_SECCOMP_STRICT ? " strict"
-		    : cfg->seccomp == KJ_SECCOMP_FILE ? " (policy file)"
+		    : cfg->seccomp == KJ_SECCOMP_FILE ? " (the caller's policy file, not checked)"
 						      : "",
 		    cfg->landlock == KJ_LANDLOCK_OFF ? ", landlock off"
 		    : r->landlock_abi > 0            ? ", landlock"
@@ -555,8 +559,11 @@ static void print_text(FILE *out, const struct report *r)
 		fprintf(out, "%-5s %-16s can run here\n", "ok", "verdict");
 }
 
-/* A bad flag is doctor's own usage error (125); a bad settings file or
- * profile is a finding about this machine (reported, exit 1). */
+/* A bad flag is doctor's own usage error (125), checked as kjail exec
+ * checks it: its value, the profile it names (`--profile agnet` was a
+ * finding, exit 1), and the flags a one-shot run refuses (--idle-timeout
+ * was "can run here"). A bad settings file, or a profile one of them
+ * names, is a finding about this machine (reported, exit 1). */
 static int check_flags(int argc, char **argv, struct kj_err *err)
 {
 	struct kj_lines flags = {0};
@@ -565,11 +572,46 @@ static int check_flags(int argc, char **argv, struct kj_err *err)
 	int rc = cli_parse_exec(argc, argv, false, &flags, &rest, err);
 
 	config_init(&scratch);
-	for (size_t i = 0; !rc && i < flags.n; i++)
-		if (strcmp(flags.v[i].name, "profile"))
-			rc = cli_apply_option(&scratch, flags.v[i].name, flags.v[i].value, err);
+	for (size_t i = 0; !rc && i < flags.n; i++) {
+		const struct kj_line *f = &flags.v[i];
+		if ((rc = cli_apply_option(&scratch, f->name, f->value, err)) ||
+		    (rc = cli_check_oneshot_flag(f->name, err)))
+			break;
+		if (!strcmp(f->name, "profile"))
+			rc = profile_check(f->value, "--profile", err);
+	}
 	free(flags.v);
 	return rc;
+}
+
+/* --json anywhere among the options, as the usage line reads (it was
+ * taken only first: `doctor --limits best-effort --json` was "unknown
+ * option --json"). Not another option's value (--setenv --json), and
+ * nothing from the first argument that is no option on, as the parser
+ * reads them. The rest go to opts, in order; returns their count. */
+static int take_json(int argc, char **argv, char **opts, bool *json)
+{
+	int n = 0, i;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool takes_value;
+
+		if (a[0] != '-' || !strcmp(a, "--"))
+			break;
+		if (!strcmp(a, "--json")) {
+			*json = true;
+			continue;
+		}
+		opts[n++] = argv[i];
+		if (a[1] == '-' && !strchr(a, '=') && cli_option_lookup(a + 2, &takes_value) == 0 &&
+		    takes_value && i + 1 < argc)
+			opts[n++] = argv[++i];
+	}
+	while (i < argc)
+		opts[n++] = argv[i++];
+	opts[n] = NULL;
+	return n;
 }
 
 int doctor_run(int argc, char **argv)
@@ -579,21 +621,26 @@ int doctor_run(int argc, char **argv)
 	struct kj_sources src;
 	struct kj_err err = {0};
 	bool json = false;
+	char **opts = calloc((size_t)argc + 1, sizeof(*opts));
 	int rc;
 
-	if (argc && !strcmp(argv[0], "--json")) {
-		json = true;
-		argc--;
-		argv++;
+	if (!opts) {
+		kj_fail(&err, "doctor", ENOMEM, NULL, "the options");
+		kj_err_print(&err);
+		return KJ_EXIT_SETUP;
 	}
+	argc = take_json(argc, argv, opts, &json);
+	argv = opts; /* freed at the end: cfg.argv points into it */
 	rc = check_flags(argc, argv, &err);
 	if (rc == 1) {
 		printf("usage: kjail doctor [--json] [OPTIONS]\n"
 		       "Check what kjail can do here for `kjail exec [OPTIONS]`; exit 0 if it can run, 1 if not.\n");
+		free(opts);
 		return 0;
 	}
 	if (rc) {
 		kj_err_print(&err);
+		free(opts);
 		return KJ_EXIT_SETUP;
 	}
 	config_init(&cfg);
@@ -613,5 +660,6 @@ int doctor_run(int argc, char **argv)
 		print_json(stdout, &r, &src);
 	else
 		print_text(stdout, &r);
+	free(opts);
 	return r.blocked ? 1 : 0;
 }

@@ -6,6 +6,7 @@
  *   kjail create [OPTIONS] NAME | exec -s NAME ... | ls | stop | rm | gc
  */
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -52,14 +53,15 @@ static int cmd_exec(int argc, char **argv)
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
 	}
-	/* A session's option: a one-shot run has no idle time to end. */
-	if (settings_origin(&src, "idle-timeout") &&
-	    settings_origin(&src, "idle-timeout")[0] == '-') {
-		kj_fail(&err, "option", 0, "give it to kjail create",
-			"--idle-timeout does nothing for a one-shot kjail exec");
-		kj_err_print(&err);
-		return KJ_EXIT_SETUP;
-	}
+	/* A session's option on the command line: a one-shot run has no
+	 * idle time to end (the same check as kjail doctor's). A flag's
+	 * origin is "--NAME"; settings and profiles may hold it for create. */
+	for (size_t i = 0; i < src.norigins; i++)
+		if (!strncmp(src.origin[i].src, "--", 2) &&
+		    cli_check_oneshot_flag(src.origin[i].opt, &err)) {
+			kj_err_print(&err);
+			return KJ_EXIT_SETUP;
+		}
 	kj_trace("options parsed");
 	/* The host profile: no namespaces (runtime/launch_host.c). */
 	rc = cfg.isolation == KJ_ISOLATION_NONE ? sandbox_run_host(&cfg, &err)
@@ -69,9 +71,25 @@ static int cmd_exec(int argc, char **argv)
 	return rc;
 }
 
+/* A usage error of a subcommand: one line, the arguments escaped (a
+ * newline in one must not forge a second kjail line), exit 125. */
+__attribute__((format(printf, 2, 3))) static int usage_error(const char *usage, const char *fmt,
+							     ...)
+{
+	struct kj_err err = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	kj_failv(&err, "option", 0, usage, fmt, ap);
+	va_end(ap);
+	kj_err_print(&err);
+	return KJ_EXIT_SETUP;
+}
+
 /* kjail profile list | show NAME|PATH */
 static int cmd_profile(int argc, char **argv)
 {
+	static const char usage[] = "usage: kjail profile list | kjail profile show NAME|PATH";
 	struct kj_err err = {0};
 
 	if (argc == 1 && !strcmp(argv[0], "list")) {
@@ -84,17 +102,31 @@ static int cmd_profile(int argc, char **argv)
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
 	}
-	fprintf(stderr,
-		"kjail: option: usage: kjail profile list | kjail profile show NAME|PATH (see kjail --help)\n");
-	return KJ_EXIT_SETUP;
+	if (argc == 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) {
+		printf("%s\n", usage);
+		return 0;
+	}
+	if (argc == 0)
+		return usage_error(usage, "%s", "kjail profile needs list or show");
+	if (strcmp(argv[0], "list") && strcmp(argv[0], "show"))
+		return usage_error(usage, "unknown profile command '%s'", argv[0]);
+	return usage_error(usage, "%s",
+			   !strcmp(argv[0], "show") ? "kjail profile show takes one NAME or PATH"
+						    : "kjail profile list takes no arguments");
 }
 
 /* kjail gc: remove the cgroups of runs whose kjail was killed (SIGKILL)
  * before it could remove them, printing each removed path. */
-static int cmd_gc(void)
+static int cmd_gc(int argc, char **argv)
 {
 	struct kj_err err = {0};
 
+	if (argc == 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) {
+		printf("usage: kjail gc   remove what killed runs and dead sessions left behind\n");
+		return 0;
+	}
+	if (argc)
+		return usage_error("usage: kjail gc", "kjail gc takes no arguments: '%s'", argv[0]);
 	(void)session_gc(&err); /* sessions whose supervisor died */
 	if (cgroup_gc(stdout, &err) < 0) {
 		kj_err_print(&err);
@@ -113,46 +145,50 @@ static void usage(FILE *out)
 		"       kjail gc          remove cgroups left by killed runs\n"
 		"       kjail profile list | show NAME|PATH\n"
 		"       kjail doctor [--json] [OPTIONS]   what works here, and why not\n"
-		"       kjail --version\n"
+		"       kjail --version | --help\n"
 		"Run `kjail exec --help` for the options.\n");
 }
 
 int main(int argc, char **argv)
 {
+	const char *cmd = argc >= 2 ? argv[1] : NULL;
+
 	kj_trace_init();
 	sanitize_fds();
+	if (!cmd) {
+		usage(stderr);
+		return KJ_EXIT_SETUP;
+	}
 	/* An exec into a session first: its client is what agents call most,
 	 * and it needs none of cmd_exec's stack (a whole configuration). */
-	if (argc >= 2 && !strcmp(argv[1], "exec") && session_requested(argc - 2, argv + 2))
+	if (!strcmp(cmd, "exec") && session_requested(argc - 2, argv + 2))
 		return cmd_session_exec(argc - 2, argv + 2);
-	if (argc >= 2 && !strcmp(argv[1], "exec"))
+	if (!strcmp(cmd, "exec"))
 		return cmd_exec(argc - 2, argv + 2);
-	if (argc == 2 && !strcmp(argv[1], "gc"))
-		return cmd_gc();
-	if (argc >= 2 && !strcmp(argv[1], "create"))
+	if (!strcmp(cmd, "gc"))
+		return cmd_gc(argc - 2, argv + 2);
+	if (!strcmp(cmd, "create")) {
+		/* NAME stands where exec's COMMAND would: say so when missing. */
+		cli_set_operand("NAME", "usage: kjail create [OPTIONS] NAME");
 		return cmd_create(argc - 2, argv + 2);
-	if (argc >= 2 && !strcmp(argv[1], "ls"))
+	}
+	if (!strcmp(cmd, "ls"))
 		return cmd_ls(argc - 2, argv + 2);
-	if (argc >= 2 && !strcmp(argv[1], "stop"))
+	if (!strcmp(cmd, "stop"))
 		return cmd_stop(argc - 2, argv + 2);
-	if (argc >= 2 && !strcmp(argv[1], "rm"))
+	if (!strcmp(cmd, "rm"))
 		return cmd_rm(argc - 2, argv + 2);
-	if (argc >= 2 && !strcmp(argv[1], "profile"))
+	if (!strcmp(cmd, "profile"))
 		return cmd_profile(argc - 2, argv + 2);
-	if (argc >= 2 && !strcmp(argv[1], "doctor"))
+	if (!strcmp(cmd, "doctor"))
 		return doctor_run(argc - 2, argv + 2);
-	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+	if (!strcmp(cmd, "--version")) {
 		printf("kjail %s\n", KJAIL_VERSION);
 		return 0;
 	}
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))) {
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(stdout);
 		return 0;
 	}
-	if (argc >= 2)
-		fprintf(stderr, "kjail: option: unknown command '%s' (see kjail --help)\n",
-			argv[1]);
-	else
-		usage(stderr);
-	return KJ_EXIT_SETUP;
+	return usage_error("see kjail --help", "unknown command '%s'", cmd);
 }

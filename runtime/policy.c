@@ -284,13 +284,20 @@ static int check_profile(const struct kj_rule *r, const struct kj_config *c,
 	const struct kj_profile *p = &s->profile;
 	char what[300];
 
-	for (size_t i = 0; i < p->nnames; i++)
-		if (!strcasecmp(p->names[i], r->value)) {
-			snprintf(what, sizeof(what),
-				 i ? "profile %s (it includes %s)" : "profile %s%s", p->name,
-				 i ? p->names[i] : "");
-			return denied(r, what, s->profile_from, err);
-		}
+	/* Every name of every profile read, its own and its includes',
+	 * also those of a profile given by path (its file's name). */
+	for (size_t i = 0; i < p->nnames; i++) {
+		if (strcasecmp(p->names[i], r->value))
+			continue;
+		if (i >= p->ntop)
+			snprintf(what, sizeof(what), "profile %s (it includes %s)", p->name,
+				 p->names[i]);
+		else if (!strcasecmp(p->name, p->names[i]))
+			snprintf(what, sizeof(what), "profile %s", p->name);
+		else
+			snprintf(what, sizeof(what), "profile %s (%s)", p->name, p->file);
+		return denied(r, what, s->profile_from, err);
+	}
 	/* What makes the host profile the host profile is isolation none: a
 	 * copy under another name, or the flag itself, is refused too. */
 	if (!strcasecmp(r->value, "host") && c->isolation == KJ_ISOLATION_NONE)
@@ -417,11 +424,18 @@ static int check_max(const struct kj_rule *r, const struct kj_config *c, const s
 static int check_require(const struct kj_rule *r, const struct kj_config *c,
 			 const struct kj_sources *s, struct kj_err *err)
 {
-	const char *opt = NULL, *what = NULL;
+	const char *opt = NULL, *what = NULL, *fix = FIX;
 
 	if ((!strcmp(r->opt, "seccomp") || !strcmp(r->opt, "isolation")) &&
 	    c->isolation == KJ_ISOLATION_NONE)
 		opt = "isolation", what = "--isolation none runs without namespaces or seccomp";
+	/* A policy file is the caller's own: `@default allow` passed for
+	 * "seccomp" and left every call open. Only kjail's own filters meet
+	 * the rule; `require isolation` is the rule that lets files through. */
+	else if (!strcmp(r->opt, "seccomp") && c->seccomp == KJ_SECCOMP_FILE)
+		opt = "seccomp",
+		what = "a policy file (--seccomp FILE) is the caller's own filter, which may allow every call",
+		fix = "use --seccomp default or strict, or ask your administrator; kjail doctor lists the policy";
 	else if (!strcmp(r->opt, "timeout") && !c->timeout_ms)
 		opt = "timeout", what = "no --timeout is set";
 	else if (!strcmp(r->opt, "output-limit") && !c->output_limited)
@@ -430,7 +444,7 @@ static int check_require(const struct kj_rule *r, const struct kj_config *c,
 		opt = "limits", what = "--limits best-effort may run without limits";
 	if (!opt)
 		return 0;
-	return kj_fail(err, "policy", 0, FIX, "%s: %s: %s (from %s)", r->where, r->text, what,
+	return kj_fail(err, "policy", 0, fix, "%s: %s: %s (from %s)", r->where, r->text, what,
 		       from(s, opt));
 }
 

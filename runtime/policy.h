@@ -19,6 +19,10 @@
  *                            timeout" exceed every VALUE; `max timeout 0`
  *                            is malformed: write require timeout)
  *   require seccomp|isolation|timeout|output-limit|limits
+ *                            (seccomp: kjail's default or strict filter,
+ *                            not --isolation none and not a caller's
+ *                            --seccomp FILE; isolation: not --isolation
+ *                            none)
  *
  * The policy is a ceiling, not a default: a run whose value exceeds it
  * fails (exit 125) naming the policy line and where the value came from.

@@ -182,7 +182,10 @@ static int own(struct kj_profile *p, void *s, struct kj_err *err)
 	return 0;
 }
 
-static int add_name(struct kj_profile *p, const char *name, struct kj_err *err)
+/* Record a name `deny profile` is matched against. A name left out would
+ * escape the rule (a profile that included 16 others first, then the
+ * denied one, ran with the denied one's lines): one too many is an error. */
+static int add_name(struct kj_profile *p, const char *name, const char *shown, struct kj_err *err)
 {
 	char *copy;
 
@@ -190,11 +193,63 @@ static int add_name(struct kj_profile *p, const char *name, struct kj_err *err)
 		if (!strcmp(p->names[i], name))
 			return 0;
 	if (p->nnames == KJ_MAX_PROFILES)
-		return 0;
+		return kj_fail(err, "profile", 0, "include fewer profiles",
+			       "%s: more than %d profiles are included", shown, KJ_MAX_PROFILES);
 	if (!(copy = strdup(name)))
 		return kj_fail(err, "profile", ENOMEM, NULL, "reading profiles");
 	p->names[p->nnames++] = copy;
 	return own(p, copy, err);
+}
+
+/* A profile file is also known by its file name without .profile, lower
+ * case ("/srv/p/CI.profile": ci): `deny profile ci` holds whether ci is
+ * asked for by name, by the path of its file (--profile
+ * /etc/kjail/profiles/ci.profile recorded no name, and ran), or through
+ * a symlink. What the file says is not compared: a copy under another
+ * name is another profile. */
+static int add_file_name(struct kj_profile *p, const char *path, const char *shown,
+			 struct kj_err *err)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(base);
+	char name[NAME_MAX + 1];
+
+	if (n > strlen(SUFFIX) && !strcmp(base + n - strlen(SUFFIX), SUFFIX))
+		n -= strlen(SUFFIX);
+	if (n == 0 || n > NAME_MAX)
+		return 0; /* no file has such a name */
+	for (size_t i = 0; i < n; i++)
+		name[i] = (char)tolower((unsigned char)base[i]);
+	name[n] = '\0';
+	return add_name(p, name, shown, err);
+}
+
+/* The profile an include line names: a NAME, an absolute path, or a
+ * relative path read from the directory of the file that includes it,
+ * never from the caller's current directory: `include ./common.profile`
+ * in ~/.config/kjail/profiles/b.profile read ./common.profile wherever
+ * kjail ran, a file an earlier sandbox could have planted in its
+ * workspace. */
+static int include_ref(struct expand *x, const struct found *f, const struct kj_line *ln,
+		       const char **ref)
+{
+	const char *slash;
+	char *joined;
+	int rc;
+
+	*ref = ln->value;
+	if (!strchr(ln->value, '/') || ln->value[0] == '/')
+		return 0;
+	if (!f->real || !(slash = strrchr(f->real, '/')))
+		return kj_fail(x->err, "profile", 0, "include a NAME or an absolute path",
+			       "%s:%u: a built-in profile has no directory for '%s'", ln->file,
+			       ln->lineno, ln->value);
+	if (asprintf(&joined, "%.*s/%s", (int)(slash - f->real), f->real, ln->value) < 0)
+		return kj_fail(x->err, "profile", ENOMEM, NULL, "reading profiles");
+	if ((rc = own(x->p, joined, x->err)))
+		return rc;
+	*ref = joined;
+	return 0;
 }
 
 static int expand_lines(struct expand *x, struct found *f)
@@ -204,12 +259,15 @@ static int expand_lines(struct expand *x, struct found *f)
 
 	for (size_t i = 0; !rc && i < lines.n; i++) {
 		const struct kj_line *ln = &lines.v[i];
+		const char *ref;
 
 		if (!strcmp(ln->name, "include")) {
-			rc = ln->value ? expand(x, ln->value, "include", ln)
-				       : kj_fail(x->err, "profile", 0, "write include NAME",
-						 "%s:%u: include needs a profile name", ln->file,
-						 ln->lineno);
+			if (!ln->value)
+				rc = kj_fail(x->err, "profile", 0, "write include NAME",
+					     "%s:%u: include needs a profile name", ln->file,
+					     ln->lineno);
+			else if ((rc = include_ref(x, f, ln, &ref)) == 0)
+				rc = expand(x, ref, "include", ln);
 		} else if (!strcmp(ln->name, "profile")) {
 			rc = kj_fail(x->err, "profile", 0, "write include NAME",
 				     "%s:%u: a profile cannot choose a profile", ln->file,
@@ -266,8 +324,12 @@ static int expand(struct expand *x, const char *ref, const char *label, const st
 		x->p->name = name;
 		x->p->file = f.shown;
 	}
-	if (!strchr(ref, '/') && (rc = add_name(x->p, f.name, x->err)))
+	if ((rc = strchr(ref, '/') ? add_file_name(x->p, ref, f.shown, x->err)
+				   : add_name(x->p, f.name, f.shown, x->err)) ||
+	    (f.real && (rc = add_file_name(x->p, f.real, f.shown, x->err))))
 		return rc;
+	if (x->depth == 0)
+		x->p->ntop = x->p->nnames;
 	if (x->files &&
 	    conf_files_add(x->files, f.real, f.shown, f.real ? "read" : "built-in") == 0 &&
 	    strchr(ref, '/') && x->files->n && x->files->v[x->files->n - 1].real == f.real)

@@ -4,7 +4,9 @@
  * NAME is looked up in /etc/kjail/profiles/NAME.profile, then
  * ~/.config/kjail/profiles/NAME.profile, then the built-ins compiled from
  * profiles/; never in the workspace or the current directory. A reference
- * with a '/' is a path. Names are matched in lower case.
+ * with a '/' is a path: in an include line, a relative one is read from
+ * the directory of the file that includes it. Names are matched in lower
+ * case.
  */
 #ifndef KJAIL_PROFILE_H
 #define KJAIL_PROFILE_H
@@ -15,15 +17,22 @@
 #include "runtime/error.h"
 
 #define KJ_MAX_INCLUDE_DEPTH 8
-#define KJ_MAX_PROFILES 16 /* the profile and everything it includes */
+/* Names of the profile and everything it includes: each file read gives
+ * at most two (the name asked for and the name of the file read), and a
+ * run reads at most KJ_MAX_FILES files. One more is an error, never a
+ * name left out: a name not recorded escapes `deny profile NAME`. */
+#define KJ_MAX_PROFILES (2 * KJ_MAX_FILES)
 
 struct kj_profile {
 	const char *name; /* as referred to: "agent" or a path */
 	const char *file; /* shown: "built-in agent.profile", "/etc/kjail/profiles/x.profile" */
 	/* The lower-case names of the profile and of every profile it
-	 * includes, transitively (the policy's `deny profile` looks at all). */
+	 * includes, transitively (the policy's `deny profile` looks at all):
+	 * a NAME as asked for; for a file, also its file name without
+	 * .profile (a profile given by path, or reached through a symlink,
+	 * is known by that). The first ntop are the profile's own. */
 	const char *names[KJ_MAX_PROFILES];
-	size_t nnames;
+	size_t nnames, ntop;
 	struct kj_lines lines; /* its option lines, includes expanded in place */
 	/* What the lines and names point into (file texts, paths), freed by
 	 * profile_free(). */

@@ -94,8 +94,12 @@ static int read_policy_file(struct kj_config *cfg, struct kj_err *err)
 		return kj_fail(err, "seccomp", -rc, NULL, "--seccomp %s", cfg->seccomp_file);
 	if (!(canon = strdup(buf)))
 		return kj_fail(err, "seccomp", ENOMEM, NULL, "--seccomp %s", cfg->seccomp_file);
-	/* Checked on the descriptor we read from, not on the name. */
-	fd = open(canon, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* Checked on the descriptor we read from, not on the name.
+	 * O_NONBLOCK: a FIFO put there would hang the open (kjail exec and
+	 * kjail doctor) until someone wrote to it; opened at once, it is
+	 * refused below as no regular file. O_NOCTTY: a terminal given as
+	 * the file never becomes kjail's controlling terminal. */
+	fd = open(canon, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		rc = kj_fail(err, "seccomp", errno, NULL, "--seccomp %s", canon);
 		goto fail;

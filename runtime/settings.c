@@ -250,9 +250,9 @@ static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj
 	 * check away from the directory an earlier run wrote: a p.profile
 	 * planted in the current directory, saying `workspace /elsewhere`
 	 * and `net host`, passed as --profile ./p.profile. Unless the caller
-	 * chose the workspace (a flag, KJAIL_WORKSPACE), a profile named by
-	 * path is kept out of the current directory too, the default
-	 * workspace. */
+	 * chose the workspace (--workspace on the command line), a profile
+	 * named by path is kept out of the current directory too, the
+	 * default workspace. */
 	char *cwd = workspace_chosen ? NULL : getcwd(NULL, 0);
 	int rc = 0;
 
@@ -290,8 +290,9 @@ static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj
 	return rc;
 }
 
-/* Did the caller choose the workspace (a flag, KJAIL_WORKSPACE), not a
- * file? */
+/* Did the caller choose the workspace (--workspace on the command line),
+ * not a file? (No environment variable sets it: the env layer holds only
+ * KJAIL_PROFILE's profile line.) */
 static bool workspace_chosen(const struct kj_lines *layers)
 {
 	for (int l = L_ENV; l <= L_FLAGS; l++)

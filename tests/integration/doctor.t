@@ -103,6 +103,12 @@ like "$(line profile)" "ci \(chosen by --profile; built-in ci.profile\)" doctor_
 like "$(line posture)" "ci · reduced isolation \(.*net host \(not isolated\)" doctor_posture_net_host
 kje doctor --landlock off --memory max --pids max
 like "$(line posture)" " · reduced isolation \(.*, landlock off, caps dropped\)" doctor_posture_landlock_off
+# A seccomp policy file is the caller's own (`@default allow` is one):
+# not the full isolation kjail's own filters give.
+mkdir -p "$T/pol"
+put "$T/pol/open.policy" "$KJ_OWNER" 0644 '@default allow'
+kje doctor --seccomp "$T/pol/open.policy" --memory max --pids max
+like "$(line posture)" "^ +posture +[a-z]+ · reduced isolation \(.*seccomp \(the caller's policy file, not checked\)" doctor_posture_seccomp_file
 reset_config
 
 # The host profile: doctor says so, and it can run where limits cannot.
@@ -134,6 +140,21 @@ kje doctor --net bogus
 like "$rc:$err" "^125:kjail: option: --net: invalid value 'bogus'" doctor_bad_flag_value_is_125
 kje doctor --memory max -- true
 like "$rc:$err" "^125:kjail: option: unexpected argument 'true'" doctor_takes_no_command
+# The flags exec refuses, doctor refuses with exec's words: a misspelt
+# --profile, and --idle-timeout (a session's, nothing for a one-shot run).
+for args in "--profile agnet" "--idle-timeout 5m" "--profile $T/nope.profile"; do
+	# shellcheck disable=SC2086
+	kje doctor --memory max --pids max $args
+	drc=$rc derr=$err dout=$out
+	# shellcheck disable=SC2086
+	kje exec --memory max --pids max $args -- true
+	echo "$drc|$rc|$([ "$derr" = "$err" ] && echo same)|${dout:+stdout}"
+done >"$T/flags"
+is "$(sort -u "$T/flags")" "125|125|same|" doctor_refuses_what_exec_refuses_as_exec_words_it
+user_settings 'profile agnet'
+kje doctor --memory max --pids max
+like "$rc:$(line profile)" "^1:fail +profile .*no profile 'agnet'" doctor_reports_bad_profile_in_settings_as_finding
+reset_config
 
 # ------------------------------------------------------------------ --json
 
@@ -158,6 +179,14 @@ is "$(cat "$T/json-check")" ok doctor_json_is_valid_and_complete
 kje doctor
 text_rc=$rc
 is "$json_rc" "$text_rc" doctor_json_same_exit_status
+# --json anywhere among the options, as the usage line says; as another
+# option's value it is that value.
+kje doctor --memory max --pids max --json
+printf '%s' "$out" | python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["limits"] == "limits: none asked"' 2>/dev/null &&
+	ok=yes || ok=no
+is "$rc:$ok" "0:yes" doctor_json_after_other_options
+kje doctor --setenv --json --memory max --pids max
+like "$rc:$err" "^125:kjail: option: --setenv: '--json' has no '='" doctor_json_as_an_options_value_is_that_value
 
 # What no check models, the live run meets as exec does: a --cwd or a
 # grant's mount point missing in the new root.
@@ -176,8 +205,13 @@ is "$(sort -u "$T/live")" "1|125|same" doctor_live_run_agrees_with_exec
 # invalid UTF-8 as U+FFFD, valid UTF-8 (also cut mid-character by a long
 # message) and control characters escaped.
 long=$(python3 -c 'print("x/" + "\u00e9" * 300)')
-for arg in "--profile=bad$(printf '\377')name" "--workspace=/nonexist/$long" "--profile=a$(printf '\t')b"; do
-	kje doctor --json "$arg"
+# (A bad --profile flag is a usage error, no report: the odd profile
+# names come from KJAIL_PROFILE, a finding.)
+for arg in "KJAIL_PROFILE=bad$(printf '\377')name" "--workspace=/nonexist/$long" "KJAIL_PROFILE=a$(printf '\t')b"; do
+	case $arg in
+	KJAIL_PROFILE=*) KJAIL_PROFILE=${arg#*=} kje doctor --json ;;
+	*) kje doctor --json "$arg" ;;
+	esac
 	printf '%s' "$out" | python3 -c 'import json, sys; json.loads(sys.stdin.buffer.read().decode("utf-8"))' 2>/dev/null &&
 		ok=yes || ok=no
 	echo "$ok"

@@ -216,6 +216,17 @@ refused missing_command_refused '^kjail: option: no COMMAND given' exec
 refused missing_command_after_options_refused '^kjail: option: no COMMAND given' \
 	exec --timeout 1s --
 refused unknown_subcommand_refused "^kjail: option: unknown command 'bogus'" bogus
+refused unknown_subcommand_shown_escaped '^kjail: option: unknown command .foo\\nbar. \(see kjail --help\)$' $'foo\nbar'
+refused gc_with_an_argument_refused_as_such "^kjail: option: kjail gc takes no arguments: 'now' \(usage: kjail gc\)$" gc now
+refused create_without_name_asks_for_a_name "^kjail: option: no NAME given \(usage: kjail create \[OPTIONS\] NAME\)$" create
+refused create_options_without_name_asks_for_a_name "^kjail: option: no NAME given \(usage: kjail create" create --timeout 1s
+refused profile_without_subcommand_in_house_format "^kjail: option: kjail profile needs list or show \(usage: kjail profile list" profile
+refused profile_unknown_subcommand_named "^kjail: option: unknown profile command 'lst' \(usage: kjail profile list" profile lst
+for h in -h --help help; do
+	kj "$h"
+	echo "$rc|${out%%$'\n'*}|$err"
+done >"$T/help"
+is "$(sort -u "$T/help")" "0|usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]|" top_level_help_prints_usage_on_stdout_exit_0
 
 kj
 is "$rc:$out" "125:" no_subcommand_exits_125

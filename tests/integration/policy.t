@@ -77,6 +77,39 @@ denied deny_profile_host_against_a_copy_of_it \
 	exec "${BE[@]}" --profile copy -- touch "$RAN"
 allowed other_profiles_still_allowed exec "${BE[@]}" --profile agent -- touch "$RAN"
 
+# Every name is recorded, however many profiles come first: 16 names
+# filled the list, and a 17th (the denied one) ran unrecorded.
+sys_policy 'deny profile ci'
+inc=()
+for i in $(seq 1 16); do
+	user_profile "p$i" 'quiet'
+	inc+=("include p$i")
+done
+user_profile many "${inc[@]}" 'include ci'
+denied deny_profile_against_include_after_16_others \
+	"^kjail: policy: profile many \(it includes ci\) \(from --profile\) is denied by /etc/kjail/policy:1: deny profile ci" \
+	exec "${BE[@]}" --profile many -- touch "$RAN"
+# A profile given by path is known by its file name without .profile.
+sys_profile ci 'quiet'
+denied deny_profile_against_its_file_by_path \
+	"^kjail: policy: profile /etc/kjail/profiles/ci.profile \(/etc/kjail/profiles/ci.profile\) \(from --profile\) is denied by /etc/kjail/policy:1: deny profile ci" \
+	exec "${BE[@]}" --profile /etc/kjail/profiles/ci.profile -- touch "$RAN"
+rm -f "$ETC_UP/kjail/profiles/ci.profile"
+user_profile CI 'quiet'
+denied deny_profile_against_user_file_by_path_any_case \
+	"^kjail: policy: profile $USER_DIR/profiles/CI.profile \(~/.config/kjail/profiles/CI.profile\) \(from --profile\) is denied" \
+	exec "${BE[@]}" --profile "$USER_DIR/profiles/CI.profile" -- touch "$RAN"
+user_profile by-path "include $USER_DIR/profiles/CI.profile"
+denied deny_profile_against_include_by_path \
+	"^kjail: policy: profile by-path \(it includes ci\) \(from --profile\) is denied" \
+	exec "${BE[@]}" --profile by-path -- touch "$RAN"
+ln -s "$USER_DIR/profiles/CI.profile" "$USER_DIR/profiles/alias.profile"
+denied deny_profile_against_a_symlink_to_its_file \
+	"^kjail: policy: profile alias \(~/.config/kjail/profiles/CI.profile\) \(from --profile\) is denied" \
+	exec "${BE[@]}" --profile alias -- touch "$RAN"
+allowed deny_profile_allows_other_file_names_by_path exec "${BE[@]}" --profile "$USER_DIR/profiles/p1.profile" -- touch "$RAN"
+rm -f "$USER_DIR"/profiles/p[0-9]*.profile "$USER_DIR"/profiles/{many,CI,by-path,alias}.profile
+
 # ------------------------------------------------------------ max memory 2G
 sys_policy 'max memory 2G'
 denied max_memory_against_flag \
@@ -118,6 +151,16 @@ denied require_seccomp_against_user_settings "require seccomp: .*\(from ~/.confi
 	exec -- touch "$RAN"
 rm -f "$USER_DIR/settings"
 allowed require_seccomp_allows_the_sandbox exec "${BE[@]}" -- touch "$RAN"
+allowed require_seccomp_allows_strict exec "${BE[@]}" --seccomp strict -- touch "$RAN"
+# A policy file of the caller's may allow every call: it does not meet
+# `require seccomp`; `require isolation` lets it through.
+mkdir -p "$T/pol"
+put "$T/pol/open.policy" "$KJ_OWNER" 0644 '@default allow'
+denied require_seccomp_against_callers_policy_file \
+	"^kjail: policy: /etc/kjail/policy:1: require seccomp: a policy file \(--seccomp FILE\) is the caller's own filter, which may allow every call \(from --seccomp\) \(use --seccomp default or strict" \
+	exec "${BE[@]}" --seccomp "$T/pol/open.policy" -- touch "$RAN"
+sys_policy 'require isolation'
+allowed require_isolation_allows_a_policy_file exec "${BE[@]}" --seccomp "$T/pol/open.policy" -- touch "$RAN"
 
 # ------------------------------------------------------------- deny rw PATH
 mkdir -p "$T/private/sub" "$T/other" "$T/private/ws"

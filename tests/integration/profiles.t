@@ -118,6 +118,24 @@ like "$rc:$err" "^125:kjail: option: ~/.config/kjail/profiles/missing-inc.profil
 user_profile chooser 'profile agent'
 kje exec --profile chooser -- true
 like "$rc:$err" "^125:kjail: profile: ~/.config/kjail/profiles/chooser.profile:1: a profile cannot choose a profile \(write include NAME\)" profile_line_in_profile_refused
+# A relative include path is read from the including file's directory,
+# never from wherever kjail runs (where an earlier sandbox could have
+# planted the file in its workspace).
+user_profile rel 'include ./common.profile'
+user_profile common 'setenv FROM=beside'
+mkdir -p "$T/elsewhere"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/elsewhere"
+put "$WS/common.profile" "$KJ_OWNER" 0644 'setenv FROM=cwd'
+# shellcheck disable=SC2086
+kje exec $NOLIM --profile rel -- sh -c 'echo $FROM'
+is "$rc:$out" "0:beside" include_relative_path_read_beside_the_including_file
+# shellcheck disable=SC2086
+kje exec $NOLIM --workspace "$T/elsewhere" --profile rel -- sh -c 'echo $FROM'
+is "$rc:$out" "0:beside" include_relative_path_never_read_from_current_directory
+rm -f "$WS/common.profile" "$USER_DIR/profiles/common.profile"
+kje exec --profile rel -- true
+like "$rc:$err" "^125:kjail: option: ~/.config/kjail/profiles/rel.profile:1: include: $USER_DIR/profiles/./common.profile: No such file or directory" \
+	include_relative_path_missing_names_where_it_looked
 user_profile bare-include 'include'
 kje exec --profile bare-include -- true
 like "$rc:$err" "^125:kjail: profile: .*bare-include.profile:1: include needs a profile name" include_without_name_refused
@@ -148,6 +166,23 @@ user_profile chain33-plain "${fill[@]}" 'include ci'
 kje exec --profile chain33-plain -- true
 like "$rc:$err" "^125:kjail: settings: cannot use built-in ci.profile: at most 32 configuration files" include_33rd_file_refused_even_if_harmless
 rm -f "$WS/evil.profile"
+reset_config
+
+# `deny profile` sees the name of every profile a run reads: a profile
+# that includes more than the list holds is refused, never cut short
+# (profile show reads without the run's 32-file limit).
+inc=()
+for i in $(seq 1 64); do
+	user_profile "n$i" 'quiet'
+	inc+=("include n$i")
+done
+user_profile names64 "${inc[@]:1}"
+kje profile show names64
+is "$rc:$err" "0:" profile_with_64_names_shown
+user_profile names65 "${inc[@]}"
+kje profile show names65
+like "$rc:$err" "^125:kjail: profile: ~/.config/kjail/profiles/n64.profile: more than 64 profiles are included \(include fewer profiles\)$" \
+	profile_with_more_names_than_recorded_refused
 reset_config
 
 # A profile that is a symlink to nothing is an error, not "no such

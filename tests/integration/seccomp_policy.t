@@ -187,6 +187,20 @@ chown 12345 "$P/foreign.policy"
 kj exec --seccomp "$P/foreign.policy" -- true
 like "$rc:$err" "^125:.*belongs to uid 12345" policy_owned_by_another_user_refused
 
+# A FIFO named as the policy: refused at once (125), never opened for a
+# read that waits for a writer (kjail and kjail doctor hung).
+mkfifo -m 0644 "$P/fifo.policy" "$WS/fifo.policy"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$P/fifo.policy" "$WS/fifo.policy"
+KJ_KILL_AFTER=10 kj exec --seccomp "$P/fifo.policy" -- true
+like "$rc:$err" "^125:kjail: seccomp: --seccomp $P/fifo.policy is not a regular file \(give a policy file\)$" \
+	policy_fifo_refused_not_waited_on
+KJ_KILL_AFTER=10 kj exec --seccomp ./fifo.policy -- true
+like "$rc:$err" "^125:kjail: seccomp: --seccomp $WS/fifo.policy is inside the workspace" policy_fifo_in_workspace_refused
+KJ_KILL_AFTER=10 kj doctor --seccomp "$P/fifo.policy"
+like "$rc:$(printf '%s\n' "$out" | grep verdict)" "^1:fail +verdict +cannot run here: seccomp: --seccomp $P/fifo.policy is not a regular file" \
+	doctor_policy_fifo_reported_not_waited_on
+rm -f "$P/fifo.policy" "$WS/fifo.policy"
+
 kj exec --seccomp maybe -- true
 is "$rc" 125 seccomp_bare_word_refused
 like "$err" "'maybe' is neither default, strict nor a path" seccomp_bare_word_message
