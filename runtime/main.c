@@ -6,6 +6,7 @@
  *   kjail create [OPTIONS] NAME | exec -s NAME ... | ls | stop | rm | gc
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -155,6 +156,17 @@ int main(int argc, char **argv)
 
 	kj_trace_init();
 	sanitize_fds();
+	/* A caller's stderr (or stdout) that is a pipe nobody reads must not
+	 * kill kjail with SIGPIPE at its first note or error line: the run's
+	 * status would be 141, or COMMAND never ran. Blocked, not ignored: an
+	 * ignored signal would stay ignored across COMMAND's execve, a
+	 * blocked one is unblocked there (and the supervisor ignores it). */
+	{
+		sigset_t pipe_set;
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
+		sigprocmask(SIG_BLOCK, &pipe_set, NULL);
+	}
 	if (!cmd) {
 		usage(stderr);
 		return KJ_EXIT_SETUP;

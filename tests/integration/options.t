@@ -244,4 +244,19 @@ is "$rc" 127 missing_command_exits_127_not_125
 kj exec -- sh -c 'exit 125'
 is "$rc:$err" "125:" command_own_125_passed_through_silently
 
+# stderr a pipe nobody reads: kjail's note or error line must not kill it
+# with SIGPIPE (141), nor keep COMMAND from running, and COMMAND still
+# gets SIGPIPE at its default.
+closed_stderr() { as_caller python3 -c '
+import os, subprocess, sys
+r, w = os.pipe(); os.close(r)
+print(subprocess.run(sys.argv[1:], stderr=w).returncode)' "$KJAIL" exec $KJ_EXEC_ARGS "$@"; }
+is "$(closed_stderr --quiet -- nosuchcmd-kj)" 127 not_found_with_closed_stderr_is_127
+is "$(closed_stderr --bogus-kj -- true)" 125 bad_option_with_closed_stderr_is_125
+rm -f "$WS/ran-closed"
+is "$(closed_stderr -- touch ran-closed)" 0 command_runs_with_closed_stderr
+ok command_ran_with_closed_stderr test -e "$WS/ran-closed"
+kj exec -- sh -c 'yes | head -c 2 >/dev/null; grep -c "^SigBlk:[[:space:]]*0*$" /proc/self/status'
+is "$rc:$out" "0:1" command_signals_unblocked_and_sigpipe_default
+
 done_testing
