@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "runtime/sandbox.h"
+#include "runtime/signals.h"
 
 int exit_code_of(int st)
 {
@@ -52,12 +53,8 @@ void init_run(int ctl, pid_t command)
 				(void)kill(-command, msg[1]);
 			else if (n == 2 && msg[0] == INIT_TO_ALL)
 				(void)kill(-1, msg[1]);
-			/* A stopped process sees a forwarded SIGTERM, SIGINT,
-			 * SIGHUP or SIGQUIT only once it runs again: without SIGCONT, a
-			 * command that stopped itself outlived every signal but
-			 * the timeout's SIGKILL. */
-			if (n == 2 && (msg[1] == SIGTERM || msg[1] == SIGINT || msg[1] == SIGHUP ||
-				       msg[1] == SIGQUIT))
+			/* runtime/signals.h: an ending signal, then SIGCONT. */
+			if (n == 2 && kj_sig_ends(msg[1]))
 				(void)kill(msg[0] == INIT_TO_COMMAND ? -command : -1, SIGCONT);
 		}
 	}

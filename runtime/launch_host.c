@@ -38,6 +38,7 @@
 #include "runtime/channel.h"
 #include "runtime/env.h"
 #include "runtime/sandbox.h"
+#include "runtime/signals.h"
 
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL
@@ -190,9 +191,15 @@ __attribute__((noreturn)) static void keeper(struct sandbox *sb, pid_t parent)
 			unsigned char msg[2];
 			if (read(sb->ctl[0], msg, sizeof(msg)) != 2)
 				break; /* kjail is gone */
-			(void)kill(-command, msg[1]);
-			if (msg[0] == INIT_TO_ALL)
-				(void)signal_descendants(getpid(), msg[1], 0);
+			/* As the sandbox's init does (runtime/init.c): an ending
+			 * signal, then SIGCONT, or a command that stopped itself
+			 * never sees it. */
+			for (int k = 0; k < (kj_sig_ends(msg[1]) ? 2 : 1); k++) {
+				int sig = k ? SIGCONT : msg[1];
+				(void)kill(-command, sig);
+				if (msg[0] == INIT_TO_ALL)
+					(void)signal_descendants(getpid(), sig, 0);
+			}
 		}
 	}
 	kill_descendants();

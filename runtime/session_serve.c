@@ -303,7 +303,7 @@ static void handle_request(struct sandbox *sb, int i)
 			signal_exec(conns[i].pid, h.value);
 			/* As init does for a one-shot run: a stopped command sees
 			 * SIGTERM (INT, HUP, QUIT) only once it runs again. */
-			if (KJ_SIGS_END & KJ_SIGBIT(h.value))
+			if (kj_sig_ends(h.value))
 				signal_exec(conns[i].pid, SIGCONT);
 		}
 		break;

@@ -6,6 +6,7 @@
 #define KJAIL_SIGNALS_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define KJ_SIGBIT(sig) (1ULL << ((sig)-1))
@@ -31,6 +32,16 @@
 	 ((~0ULL << 33) & ~KJ_SIGBIT(KJ_SIG_WRITE_TIMER)))
 
 #define KJ_SIGS_FORWARDED (KJ_SIGS_END | KJ_SIGS_PASSED)
+
+/* Does sig mean "end" (KJ_SIGS_END)? Such a signal is followed by
+ * SIGCONT wherever it is delivered (the sandbox's init, the host
+ * profile's keeper, a session's init): a stopped process sees it only
+ * once it runs again, so a command that stopped itself outlived every
+ * signal but the timeout's SIGKILL. */
+static inline bool kj_sig_ends(int sig)
+{
+	return sig > 0 && sig < 65 && (KJ_SIGS_END & KJ_SIGBIT(sig));
+}
 
 /* Once told to end (SIGTERM, SIGINT, SIGHUP, SIGQUIT: forwarded while
  * COMMAND runs) or once the timeout expired, kjail waits for no reader

@@ -49,7 +49,7 @@ static void on_signal(struct sandbox *sb, bool exited, uint32_t sig, const char 
 	}
 	if (!exited)
 		tell_init(sb, INIT_TO_COMMAND, (int)sig);
-	if (sig < 65 && (KJ_SIGS_END & KJ_SIGBIT(sig)))
+	if (kj_sig_ends((int)sig))
 		*give_up = kj_told_to_end(sig);
 }
 

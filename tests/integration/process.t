@@ -293,6 +293,30 @@ else
 fi
 is "$ended:$rc" "yes:143" sigterm_ends_a_stopped_command
 
+# The same under the host profile, whose keeper stands in for init: it
+# forwarded the SIGTERM alone, and kjail waited for ever. The command is
+# a host process there: it is seen stopped before the signal.
+m=$(marker stopped)
+is_stopped() {
+	local p
+	p=$(marker_pids "$1")
+	[ -n "$p" ] && [ "$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)" = T ]
+}
+start_kj "$T/h.out" "$T/h.err" --profile host --quiet -- \
+	bash -c 'exec -a "$0" sh -c "kill -STOP \$\$; echo resumed"' "$m"
+if settles 5 is_stopped "$m"; then
+	kill -TERM "$kjpid"
+	settles 5 sh -c "! kill -0 $kjpid 2>/dev/null" && ended=yes || ended=no
+	[ "$ended" = no ] && kill -9 "$kjpid"
+	wait "$kjpid"
+	rc=$?
+else
+	kill -9 "$kjpid"
+	wait "$kjpid"
+	rc=never-stopped ended=no
+fi
+is "$ended:$rc:$(cat "$T/h.out")" "yes:143:" host_profile_sigterm_ends_a_stopped_command
+
 # From the moment COMMAND runs, a signal to kjail reaches it: kjail must
 # not die of it (143) in a gap between starting COMMAND and forwarding.
 # The probe is ready within microseconds of its exec; 100 tries.
