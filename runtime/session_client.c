@@ -134,6 +134,7 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 	}
 	for (;;) {
 		bool open_out = false;
+		const char *why;
 		int n = 3;
 		pfd[0] = (struct pollfd){.fd = status < 0 ? sock : -1, .events = POLLIN};
 		pfd[1] = (struct pollfd){.fd = sfd, .events = POLLIN};
@@ -146,10 +147,13 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 		}
 		if (status >= 0 && !open_out)
 			break;
-		/* Told to end, or past the timeout, once the command ended: what
-		 * the reader has not taken is dropped, and said. */
-		if (status >= 0 && give_up) {
-			relay_abandon(&io, give_up);
+		/* Told to end (also while the command ran), or past the
+		 * timeout (also when it killed the command), once the command
+		 * ended: what the reader has not taken is dropped, and said. As
+		 * runtime/supervise.c does for a one-shot run. */
+		why = status >= 0 ? kj_reader_given_up(give_up, timed_out) : NULL;
+		if (why) {
+			relay_abandon(&io, why);
 			break;
 		}
 		/* After the command ended, its output is drained until end of
@@ -189,7 +193,7 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 				if (status < 0)
 					send_signal(sock, (int)si.ssi_signo);
-				else if (KJ_SIGS_END & KJ_SIGBIT(si.ssi_signo))
+				if (kj_sig_ends((int)si.ssi_signo))
 					give_up = kj_told_to_end(si.ssi_signo);
 			}
 		}
@@ -197,7 +201,7 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 			uint64_t t;
 			(void)!read(tfd, &t, sizeof(t));
 			if (status >= 0) {
-				give_up = "when the timeout expired"; /* the status stays */
+				give_up = KJ_TIMEOUT_WHEN; /* the status stays */
 			} else {
 				send_signal(sock, killing ? SIGKILL : SIGTERM);
 				timed_out = true;

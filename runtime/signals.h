@@ -61,6 +61,17 @@ static inline const char *kj_told_to_end(uint32_t sig)
 	}
 }
 
+#define KJ_TIMEOUT_WHEN "when the timeout expired"
+
+/* After COMMAND ended: why kjail no longer waits for a slow reader (told
+ * to end, or the timeout expired or killed COMMAND), or NULL while it
+ * still does. One rule for the one-shot supervisor and the session
+ * client. */
+static inline const char *kj_reader_given_up(const char *told, bool timed_out)
+{
+	return told ? told : timed_out ? KJ_TIMEOUT_WHEN : NULL;
+}
+
 /* A sigset_t of the signals in mask (not for the quick client: libc). */
 static inline void kj_sigset_from_mask(sigset_t *set, uint64_t mask)
 {

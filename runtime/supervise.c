@@ -39,8 +39,6 @@ static void forwarded_signals(sigset_t *set)
 	sigaddset(set, SIGWINCH);
 }
 
-#define TIMEOUT_WHEN "when the timeout expired"
-
 static void on_signal(struct sandbox *sb, bool exited, uint32_t sig, const char **give_up)
 {
 	if (sig == SIGWINCH) {
@@ -86,6 +84,7 @@ int supervise(struct sandbox *sb)
 
 	for (;;) {
 		bool relays_open = false;
+		const char *why;
 
 		for (int i = 0; i < sb->io.nrelays; i++) {
 			struct relay *r = &sb->io.relays[i];
@@ -99,8 +98,9 @@ int supervise(struct sandbox *sb)
 			break;
 		/* Told to end, or the timeout expired (or killed the
 		 * sandbox): what the reader does not take at once is dropped. */
-		if (exited && (give_up || sb->timed_out)) {
-			relay_abandon(&sb->io, give_up ? give_up : TIMEOUT_WHEN);
+		why = exited ? kj_reader_given_up(give_up, sb->timed_out) : NULL;
+		if (why) {
+			relay_abandon(&sb->io, why);
 			break;
 		}
 		if (poll(pfd, (nfds_t)P_RELAY + (nfds_t)sb->io.nrelays, -1) < 0) {
@@ -122,7 +122,7 @@ int supervise(struct sandbox *sb)
 			uint64_t ticks;
 			(void)!read(tfd, &ticks, sizeof(ticks));
 			if (exited) {
-				give_up = TIMEOUT_WHEN; /* COMMAND's own status stays */
+				give_up = KJ_TIMEOUT_WHEN; /* COMMAND's own status stays */
 			} else if (!killing) {
 				/* Phase 1: every process in the sandbox gets SIGTERM. */
 				sb->timed_out = killing = true;

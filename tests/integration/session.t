@@ -101,6 +101,39 @@ ok "per_exec_timeout_prompt ($(( (t1 - t0) / 1000000 )) ms)" test $(( (t1 - t0) 
 kj exec -s "$S" -- cat /tmp/f
 is "$out" state timeout_kills_only_that_exec
 
+# A reader that takes nothing (it holds the FIFO open, unread) keeps an
+# exec waiting no longer than a one-shot run: past the timeout, or once
+# kjail was told to end while the command ran, what the reader did not
+# take is dropped and said. The exec waited for the reader to go (it
+# checked only a signal that came after the command ended).
+mkfifo "$T/fifo"
+# slow_reader: hold the FIFO open for reading and read nothing; $reader.
+slow_reader() {
+	sleep 60 <"$T/fifo" &
+	reader=$!
+}
+slow_reader
+as_caller timeout -s KILL 10 "$KJAIL" exec -s "$S" --timeout 1 --kill-grace 1 -- \
+	sh -c 'trap "" TERM; head -c 1000000 /dev/zero; sleep 100' >"$T/fifo" 2>"$T/fifo.err" </dev/null
+rc=$?
+kill "$reader"
+wait "$reader" 2>/dev/null
+like "$rc:$(cat "$T/fifo.err")" "^124:.*not taken by the reader when the timeout expired" \
+	session_exec_timeout_gives_up_on_slow_reader
+slow_reader
+rm -f "$WS/fifo-ready"
+bg_kj "$T/fifo" "$T/fifo.err" exec -s "$S" -- sh -c 'head -c 100000 /dev/zero; touch fifo-ready; sleep 100'
+settles 10 test -e "$WS/fifo-ready" && kill -TERM "$bgpid"
+settles 10 gone "$bgpid"
+kill -KILL "$bgpid" 2>/dev/null
+wait "$bgpid"
+rc=$?
+kill "$reader"
+wait "$reader" 2>/dev/null
+like "$rc:$(cat "$T/fifo.err")" "^143:.*not taken by the reader when kjail got SIGTERM" \
+	session_exec_sigterm_gives_up_on_slow_reader
+rm -f "$WS/fifo-ready"
+
 kj exec -s "$S" --output-limit 1000 -- sh -c 'head -c 100000 /dev/zero | tr "\0" x'
 is "${#out}" 1000 output_limit_per_exec
 like "$err" "stdout truncated after 1000 bytes \(99000 bytes dropped\)" output_limit_message
