@@ -85,9 +85,11 @@ static void arm(int tfd, uint64_t ms)
 	(void)timerfd_settime(tfd, 0, &its, NULL);
 }
 
-static void send_signal(int sock, int sig)
+/* timeout: the timeout's SIGTERM (signals.h, KJ_SIGNAL_TIMEOUT). */
+static void send_signal(int sock, int sig, bool timeout)
 {
-	struct session_msg_hdr h = {.type = SESSION_SIGNAL, .value = sig};
+	struct session_msg_hdr h = {
+		.type = SESSION_SIGNAL, .value = sig, .a = timeout ? KJ_SIGNAL_TIMEOUT : 0};
 	(void)session_send(sock, &h, NULL, 0, NULL, 0);
 }
 
@@ -192,7 +194,7 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 			struct signalfd_siginfo si;
 			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 				if (status < 0)
-					send_signal(sock, (int)si.ssi_signo);
+					send_signal(sock, (int)si.ssi_signo, false);
 				if (kj_sig_ends((int)si.ssi_signo))
 					give_up = kj_told_to_end(si.ssi_signo);
 			}
@@ -203,7 +205,10 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 			if (status >= 0) {
 				give_up = KJ_TIMEOUT_WHEN; /* the status stays */
 			} else {
-				send_signal(sock, killing ? SIGKILL : SIGTERM);
+				/* Phase 1, SIGTERM: init kills what is left once the
+				 * command ends. Phase 2, SIGKILL after the grace,
+				 * for a command that outlived the SIGTERM. */
+				send_signal(sock, killing ? SIGKILL : SIGTERM, !killing);
 				timed_out = true;
 				if (!killing)
 					arm(tfd, cfg->kill_grace_ms);

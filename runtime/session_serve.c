@@ -39,6 +39,9 @@ struct conn {
 	int fd;
 	pid_t pid; /* the exec's process (and session and group) id, or 0 */
 	bool done; /* its exec was reported: closed after this round */
+	/* Its client's timeout sent SIGTERM (signals.h, KJ_SIGNAL_TIMEOUT):
+	 * when the command ends, what is left of it is killed. */
+	bool timed_out;
 };
 
 static struct conn conns[MAX_CONNS];
@@ -300,6 +303,7 @@ static void handle_request(struct sandbox *sb, int i)
 		break;
 	case SESSION_SIGNAL:
 		if (conns[i].pid > 0 && h.value > 0 && h.value < 65) {
+			conns[i].timed_out |= h.a == KJ_SIGNAL_TIMEOUT;
 			signal_exec(conns[i].pid, h.value);
 			/* As init does for a one-shot run: a stopped command sees
 			 * SIGTERM (INT, HUP, QUIT) only once it runs again. */
@@ -332,6 +336,15 @@ static void reap(void)
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
 		for (int i = 0; i < nconns; i++)
 			if (conns[i].pid == pid) {
+				/* --timeout kills the command's process group and
+				 * session (README, "Sessions"), as a one-shot run's end
+				 * takes its pid namespace down: a process that ignored
+				 * the SIGTERM outlived a leader that died of it, and
+				 * the client's SIGKILL after the grace came only while
+				 * the leader lived. The group and session keep their id
+				 * while a member lives, so it names no other's yet. */
+				if (conns[i].timed_out)
+					signal_exec(pid, SIGKILL);
 				reply(conns[i].fd, SESSION_EXITED, exit_code_of(st), NULL);
 				conns[i].pid = 0;
 				/* The client needs nothing more from this connection:

@@ -43,6 +43,12 @@ static inline bool kj_sig_ends(int sig)
 	return sig > 0 && sig < 65 && (KJ_SIGS_END & KJ_SIGBIT(sig));
 }
 
+/* A session exec's client sends the timeout's SIGTERM with this in the
+ * message's a (session.h, SESSION_SIGNAL): once the command ends, its
+ * session's init kills what is left of its process group and session, as
+ * a one-shot run's end takes its whole pid namespace down. */
+#define KJ_SIGNAL_TIMEOUT 1
+
 /* Once told to end (SIGTERM, SIGINT, SIGHUP, SIGQUIT: forwarded while
  * COMMAND runs) or once the timeout expired, kjail waits for no reader
  * after COMMAND ended: a reader that never reads must not keep it alive.

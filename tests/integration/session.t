@@ -19,6 +19,7 @@ is "$out" state tmp_state_carries_between_execs
 BG1=1000$$ BG2=1001$$
 # sleep_runs D: a host process "sleep D" exists.
 sleep_runs() { for p in /proc/[0-9]*; do { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null; echo; done | grep -q "^sleep $1 "; }
+sleep_gone() { ! sleep_runs "$1"; }
 kj exec -s "$S" -- sh -c 'setsid sleep "$1" </dev/null >/dev/null 2>&1 & echo started' sh "$BG1"
 # (setsid and sleep may still be starting when the next exec comes: wait
 # up to 5 s for it to show.)
@@ -100,6 +101,18 @@ like "$err" "timed out after 1s" per_exec_timeout_message
 ok "per_exec_timeout_prompt ($(( (t1 - t0) / 1000000 )) ms)" test $(( (t1 - t0) / 1000000 )) -lt $((4000 + KJ_TIME_SLACK_MS))
 kj exec -s "$S" -- cat /tmp/f
 is "$out" state timeout_kills_only_that_exec
+
+# The timeout kills the command's process group and session, also what
+# ignored the SIGTERM when the command itself died of it: the client's
+# SIGKILL after the grace came only while the command ran, and that
+# process ran on in the session.
+BG3=1002$$
+rm -f "$WS/term-ignored"
+kj exec -s "$S" --timeout 1 --kill-grace 1 -- sh -c \
+	'(trap "" TERM; touch term-ignored; exec sleep "$1") & sleep 300' sh "$BG3"
+is "$rc:$(test -e "$WS/term-ignored" && echo started)" 124:started session_timeout_term_ignoring_process_started
+ok session_timeout_kills_what_ignored_sigterm settles 5 sleep_gone "$BG3"
+rm -f "$WS/term-ignored"
 
 # A reader that takes nothing (it holds the FIFO open, unread) keeps an
 # exec waiting no longer than a one-shot run: past the timeout, or once
@@ -276,7 +289,6 @@ is "$out" made exec_create_creates_session
 # SIGKILL of the supervisor: every process dies, ls says dead, gc cleans.
 kj exec -s "$S-b" -- sh -c 'setsid sleep "$1" </dev/null >/dev/null 2>&1 &' sh "$BG2"
 sup=$(as_caller "$KJAIL" ls --json | python3 -c "import json,sys; print([s['pid'] for s in json.load(sys.stdin) if s['name']=='$S-b'][0])")
-sleep_gone() { ! sleep_runs "$1"; }
 ok session_background_process_running_before_sigkill settles 5 sleep_runs "$BG2"
 kill -9 "$sup"
 ok supervisor_sigkill_leaves_no_process settles 5 sleep_gone "$BG2"
