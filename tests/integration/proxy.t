@@ -541,6 +541,37 @@ like "$rc $err" "^125 kjail: option: --net-log applies only to --net proxy" net_
 ln -s /etc/hostname "$WS/link.log"
 kj exec --net proxy --net-log "$WS/link.log" -- true
 like "$rc $err" "^125 kjail: net: --net-log .*link.log is not a regular file" net_log_symlink_refused
+# A fifo where the log goes is refused at once, never waited on: given
+# as such, by the check; put there between the check and the open (strace
+# holds kjail at the open while the test swaps the file for a fifo), by
+# the open itself, which waited for good for a reader.
+mkfifo "$WS/fifo.log"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/fifo.log"
+KJ_KILL_AFTER=10 kj exec --net proxy --net-log "$WS/fifo.log" -- true
+like "$rc $err" "^125 kjail: net: --net-log .*fifo.log is not a regular file" net_log_fifo_refused
+if command -v strace >/dev/null; then
+	mkdir -p "$T/swap"
+	[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/swap"
+	: >"$WS/swap.log"
+	[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/swap.log"
+	# shellcheck disable=SC2086 # KJ_EXEC_ARGS is meant to split
+	as_caller timeout -s KILL 10 strace -qq -o "$T/swap/trace" -P "$WS/swap.log" -e trace=openat2 \
+		-e inject=openat2:delay_enter=2000000 "$KJAIL" exec $KJ_EXEC_ARGS --net proxy \
+		--net-log "$WS/swap.log" -- true >/dev/null 2>"$T/swap/err" </dev/null &
+	bg=$!
+	if settles 5 grep -q openat2 "$T/swap/trace"; then
+		rm "$WS/swap.log" && mkfifo "$WS/swap.log"
+		[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/swap.log"
+	fi
+	wait $bg
+	rc=$?
+	# An old kjail still blocked in that open gets a reader, and ends.
+	[ -p "$WS/swap.log" ] && exec 9<>"$WS/swap.log" && exec 9<&-
+	like "$rc $(cat "$T/swap/err")" "^125 kjail: net: --net-log .*swap.log is not a regular file" \
+		net_log_swapped_for_fifo_refused_at_once
+else
+	skip net_log_swapped_for_fifo_refused_at_once "no strace"
+fi
 chmod 0666 "$T/hosts"
 kj exec --net proxy --net-hosts "$T/hosts" -- true
 like "$rc $err" "^125 kjail: net: --net-hosts .* is writable by group or others" world_writable_hosts_file_refused
