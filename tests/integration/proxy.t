@@ -364,6 +364,49 @@ else
 	skip resolving_connection_logged_when_sandbox_ends "no namespace with a DNS responder"
 fi
 
+# ------------------------------------------------------------- embedded IPv4
+# An allowed name whose answer embeds an IPv4 address (IPv4-compatible
+# ::a.b.c.d, SIIT's ::ffff:0:a.b.c.d) or hides one (Teredo, 2001::/32) is
+# not followed: ::127.0.0.1 passed as public. In the namespace above,
+# which has only lo, so a connect made by mistake reaches no one.
+printf '%s\n' '::127.0.0.1 compat.test' '::ffff:0:10.0.0.1 translated.test' \
+	'2001:0:4136:e378:8000:63bf:3fff:fdd2 teredo.test' >"$T/hosts6" # Teredo client 192.0.2.45
+chmod 0644 "$T/hosts6"
+P6=(--net proxy --net-hosts "$T/hosts6" --net-log "$LOG")
+codes6='for h in compat.test translated.test teredo.test; do
+	printf "%s=%s " $h $(curl -sS -o /dev/null -w "%{http_code}" http://$h/)
+done'
+if [ -n "${NSHTTP:-}" ]; then
+	rm -f "$LOG"
+	kj_ns "${P6[@]}" --allow-host compat.test:80 --allow-host translated.test:80 \
+		--allow-host teredo.test:80 -- sh -c "$codes6"
+	is "$out" "compat.test=403 translated.test=403 teredo.test=403 " embedded_ipv4_answers_refused
+	like "$(grep host=compat.test "$LOG")" "decision=refuse .*compat.test resolves to ::127.0.0.1 \(loopback address\)" \
+		ipv4_compatible_loopback_refused_as_loopback
+	like "$(grep host=translated.test "$LOG")" "decision=refuse .*resolves to ::ffff:0:a00:1 \(private address\)" \
+		ipv4_translated_private_refused_as_private
+	like "$(grep host=teredo.test "$LOG")" "decision=refuse .*resolves to 2001:0:4136:e378:8000:63bf:3fff:fdd2 \(Teredo address\)" \
+		teredo_address_refused_as_teredo
+	# Allowed as IPv6 addresses, they still meet the deny rules of the
+	# IPv4 address they embed (Teredo: its client's).
+	rm -f "$LOG"
+	kj_ns "${P6[@]}" --allow-host compat.test:80 --allow-host teredo.test:80 \
+		--allow-host '[::127.0.0.1]:80' --allow-host '[2001::/32]:80' \
+		--deny-host 127.0.0.0/8 --deny-host 192.0.2.0/24 -- sh -c "$codes6"
+	like "$out" "^compat.test=403 .*teredo.test=403 $" deny_ipv4_covers_embedding_ipv6_answers
+	like "$(grep host=compat.test "$LOG")" "resolves to ::127.0.0.1, refused by --deny-host 127.0.0.0/8" \
+		deny_ipv4_range_covers_ipv4_compatible_answer
+	like "$(grep host=teredo.test "$LOG")" "resolves to 2001:0:4136:e378:8000:63bf:3fff:fdd2, refused by --deny-host 192.0.2.0/24" \
+		deny_ipv4_range_covers_teredo_client
+else
+	for t in embedded_ipv4_answers_refused ipv4_compatible_loopback_refused_as_loopback \
+		ipv4_translated_private_refused_as_private teredo_address_refused_as_teredo \
+		deny_ipv4_covers_embedding_ipv6_answers deny_ipv4_range_covers_ipv4_compatible_answer \
+		deny_ipv4_range_covers_teredo_client; do
+		skip "$t" "no namespace of the test's own (a mistaken connect must reach no one)"
+	done
+fi
+
 # ------------------------------------------------------------- log, summary
 rm -f "$LOG"
 kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -sS http://web.test:$HTTP/ >/dev/null; curl -s http://evil.test/ >/dev/null"
