@@ -528,8 +528,10 @@ static void report(const struct kj_proxy *p)
 	for (unsigned i = 0; i < shown && i < PROXY_SHOWN_HOSTS; i++)
 		o += (size_t)snprintf(hosts + o, sizeof(hosts) - o, "%s%s", i ? ", " : "",
 				      st->shown[i]);
-	kj_note("net: %lu connection%s refused: %s%s (%s%s)", refused, refused == 1 ? "" : "s",
-		hosts, refused > shown ? ", ..." : "",
+	/* "...": a refused host was left out; refusals with no host (no
+	 * request head, over the connection cap) are counted, not named. */
+	kj_note("net: %lu connection%s refused%s%s%s (%s%s)", refused, refused == 1 ? "" : "s",
+		shown ? ": " : "", hosts, atomic_load(&st->left_out) ? ", ..." : "",
 		p->log_path ? "see " : "add --net-log FILE for the reasons",
 		p->log_path ? p->log_path : "");
 }

@@ -416,6 +416,21 @@ like "$(grep decision=refuse "$LOG")" "host=evil.test port=80 decision=refuse .*
 like "$err" "kjail: net: 1 connection refused: evil.test:80 \(see $LOG\)" summary_counts_refusals
 kj exec --net proxy -- curl -s http://evil.test/
 like "$err" "add --net-log FILE" summary_without_log_says_how_to_get_one
+# Each refused host once; ", ..." only when one was left out (it ended
+# every line where a host was refused twice), and a refusal with no host
+# (here an unknown protocol) counted without a name (it was "-").
+netnote() { printf '%s\n' "$err" | grep '^kjail: net:'; }
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "for h in evil.test evil.test other.test; do curl -s http://\$h/ >/dev/null; done"
+is "$(netnote)" "kjail: net: 3 connections refused: evil.test:80, other.test:80 (see $LOG)" \
+	summary_names_each_refused_host_once_without_ellipsis
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -s http://evil.test/ >/dev/null; python3 -c '$raw' '\x00hello'"
+is "$(netnote)" "kjail: net: 2 connections refused: evil.test:80 (see $LOG)" \
+	summary_counts_refusal_without_host_unnamed
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" '\x00hello'
+is "$(netnote)" "kjail: net: 1 connection refused (see $LOG)" summary_of_refusals_without_host_names_none
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "for h in a b c d e f a; do curl -s http://\$h.test/ >/dev/null; done"
+is "$(netnote)" "kjail: net: 7 connections refused: a.test:80, b.test:80, c.test:80, d.test:80, e.test:80, ... (see $LOG)" \
+	summary_ellipsis_when_a_host_was_left_out
 
 # ------------------------------------------------------------- lifetime
 # descendants PID: every process below PID.
