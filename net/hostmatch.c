@@ -333,35 +333,67 @@ enum hm_verdict hm_check_target(const struct hm_rules *rules, const struct hm_ta
 }
 
 static const unsigned char nat64_wkp[12] = {0, 0x64, 0xff, 0x9b}; /* 64:ff9b::/96 */
+static const unsigned char v6_zero[16];
+static const unsigned char v4_translated[12] = {0, 0, 0, 0,    0,
+						0, 0, 0, 0xff, 0xff}; /* ::ffff:0:0/96 */
 
-/* The IPv4 address an IPv6 one reaches through a translator: NAT64's
- * well-known prefix (64:ff9b::a.b.c.d) or 6to4 (2002:AABB:CCDD::/48).
- * NULL for any other. */
-static const unsigned char *embedded_v4(int family, const unsigned char *a)
+/* IPv4-compatible (::a.b.c.d, RFC 4291, deprecated): a kernel with sit
+ * loaded tunnels it to a.b.c.d. Not :: and ::1, which are IPv6's own. */
+static bool is_v4_compatible(const unsigned char *a)
+{
+	return !memcmp(a, v6_zero, 12) && (memcmp(a + 12, v6_zero, 3) || a[15] > 1);
+}
+
+/* Teredo (2001:0::/32, RFC 4380): a UDP tunnel to the client's address,
+ * stored in the last 32 bits, inverted. */
+static bool is_teredo(const unsigned char *a)
+{
+	return a[0] == 0x20 && a[1] == 0x01 && a[2] == 0 && a[3] == 0;
+}
+
+/* The IPv4 address an IPv6 one stands for or reaches through a
+ * translator or a tunnel, into v4: IPv4-compatible (::a.b.c.d), NAT64's
+ * well-known prefix (64:ff9b::a.b.c.d), SIIT's IPv4-translated form
+ * (::ffff:0:a.b.c.d), 6to4 (2002:AABB:CCDD::/48) and, with teredo,
+ * Teredo's client. false for any other. */
+static bool embedded_v4(int family, const unsigned char *a, bool teredo, unsigned char *v4)
 {
 	if (family != AF_INET6)
-		return NULL;
-	if (!memcmp(a, nat64_wkp, 12))
-		return a + 12;
-	if (a[0] == 0x20 && a[1] == 0x02)
-		return a + 2;
-	return NULL;
+		return false;
+	if (is_v4_compatible(a) || !memcmp(a, nat64_wkp, 12) || !memcmp(a, v4_translated, 12)) {
+		memcpy(v4, a + 12, 4);
+		return true;
+	}
+	if (a[0] == 0x20 && a[1] == 0x02) {
+		memcpy(v4, a + 2, 4);
+		return true;
+	}
+	if (teredo && is_teredo(a)) {
+		for (int i = 0; i < 4; i++)
+			v4[i] = (unsigned char)~a[12 + i];
+		return true;
+	}
+	return false;
 }
 
 /* A rule for the address itself, or for the IPv4 address it embeds: on
  * a DNS64 host every IPv4-only name resolves to 64:ff9b::a.b.c.d, and a
- * --deny-host 10.0.0.0/8 that met only the raw IPv6 address never held. */
+ * --deny-host 10.0.0.0/8 that met only the raw IPv6 address never held
+ * (nor for ::10.0.0.1). A Teredo address meets the deny rules of its
+ * client's IPv4 address, never the allow rules: it is allowed only by
+ * an IPv6 rule that covers it. */
 static const struct hm_rule *find_addr(const struct hm_rule *list, size_t n, int family,
 				       const unsigned char *addr, int port, bool deny)
 {
 	struct hm_target t = {.is_addr = true, .family = family, .port = port};
-	const unsigned char *v4 = embedded_v4(family, addr);
 	const struct hm_rule *r;
+	unsigned char v4[4];
 
 	memcpy(t.addr, addr, family == AF_INET ? 4 : 16);
-	if ((r = find(list, n, &t, deny)) || !v4)
+	if ((r = find(list, n, &t, deny)) || !embedded_v4(family, addr, deny, v4))
 		return r;
 	t.family = AF_INET;
+	memset(t.addr, 0, sizeof(t.addr));
 	memcpy(t.addr, v4, 4);
 	return find(list, n, &t, deny);
 }
@@ -415,24 +447,37 @@ static const char *v4_class(const unsigned char *a)
 
 const char *hm_addr_class(int family, const unsigned char *a)
 {
-	static const unsigned char zero[16];
 	static const unsigned char nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 0x01};
+	unsigned char v4[4];
+	const char *cls;
 
 	if (family == AF_INET)
 		return v4_class(a);
 	if (family != AF_INET6)
 		return "unknown family";
-	if (!memcmp(a, zero, 15))
-		return a[15] == 1   ? "loopback"
-		       : a[15] == 0 ? "unspecified"
-				    : "reserved (IPv4-compatible)";
+	if (!memcmp(a, v6_zero, 15) && a[15] <= 1)
+		return a[15] == 1 ? "loopback" : "unspecified";
 	/* ::ffff:127.0.0.1 is 127.0.0.1 on a dual-stack socket; NAT64
 	 * (64:ff9b::/96) and 6to4 (2002::/16) reach the embedded IPv4
 	 * address through a gateway: all are judged as that IPv4 address. */
-	if (!memcmp(a, zero, 10) && a[10] == 0xff && a[11] == 0xff)
+	if (!memcmp(a, v6_zero, 10) && a[10] == 0xff && a[11] == 0xff)
 		return v4_class(a + 12);
-	if (embedded_v4(family, a))
-		return v4_class(embedded_v4(family, a));
+	/* So are ::127.0.0.1 (IPv4-compatible: sit tunnels it to 127.0.0.1)
+	 * and ::ffff:0:127.0.0.1 (SIIT): only ::/120 was refused, and
+	 * ::7f00:1 passed as public. Neither form is in use: one that
+	 * embeds a public address is refused as well. */
+	if (is_v4_compatible(a) || !memcmp(a, v4_translated, 12)) {
+		cls = v4_class(a + 12);
+		return cls            ? cls
+		       : a[8] == 0xff ? "reserved (IPv4-translated)"
+				      : "reserved (IPv4-compatible)";
+	}
+	if (embedded_v4(family, a, false, v4))
+		return v4_class(v4);
+	/* Teredo's client address is hidden (inverted) in its last 32 bits,
+	 * for a loopback or LAN address as well: never taken as public. */
+	if (is_teredo(a))
+		return "Teredo";
 	/* NAT64's local-use prefix (64:ff9b:1::/48, RFC 8215) embeds the
 	 * IPv4 address where the operator's prefix length puts it: a site's
 	 * own translator, to be named as an address to be reached. */
@@ -448,8 +493,15 @@ const char *hm_addr_class(int family, const unsigned char *a)
 		return "multicast"; /* ff00::/8 */
 	if (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0x0d && a[3] == 0xb8)
 		return "documentation"; /* 2001:db8::/32 */
-	if (a[0] == 0x01 && !memcmp(a + 1, zero, 7))
+	if (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0 && a[3] == 0x02 && !a[4] && !a[5])
+		return "benchmarking"; /* 2001:2::/48, as 198.18/15 */
+	if (a[0] == 0x01 && !memcmp(a + 1, v6_zero, 7))
 		return "discard"; /* 100::/64 */
+	/* Global unicast is 2000::/3; the rest of ::/8 and the other
+	 * unassigned blocks reach nothing public (any other embedding of an
+	 * IPv4 address among them included). */
+	if ((a[0] & 0xe0) != 0x20)
+		return "reserved";
 	return NULL;
 }
 

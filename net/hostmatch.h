@@ -80,13 +80,19 @@ enum hm_verdict hm_check_target(const struct hm_rules *rules, const struct hm_ta
 /* For each address a name resolved to (and for an allowed literal): deny
  * address rules first; a non-public address passes only when an allow
  * address rule covers it (DNS rebinding: an allowed name may not point
- * at loopback or the LAN). *cls names the class of a refused address. */
+ * at loopback or the LAN). *cls names the class of a refused address.
+ * An IPv6 address that embeds an IPv4 one (mapped, compatible,
+ * translated, NAT64, 6to4) meets the rules for that IPv4 address as
+ * well; a Teredo address meets the deny rules of its client's. */
 enum hm_verdict hm_check_addr(const struct hm_rules *rules, int family, const unsigned char *addr,
 			      int port, const struct hm_rule **rule, const char **cls);
 
 /* NULL for a public unicast address, else its class ("loopback",
  * "private", ...). IPv4-mapped and other IPv6 forms that embed an IPv4
- * address are judged by the IPv4 address. */
+ * address are judged by the IPv4 address (IPv4-compatible ::a.b.c.d and
+ * IPv4-translated ::ffff:0:a.b.c.d are never public); Teredo
+ * (2001::/32) and anything outside 2000::/3 but NAT64's 64:ff9b::/96 are
+ * never public either. */
 const char *hm_addr_class(int family, const unsigned char *addr);
 
 /* Does a rule without an explicit port cover this port? */

@@ -351,13 +351,15 @@ static int log_open(const char *path, int create)
 	 * now, or one was planted since it was checked (a sandbox of a
 	 * session sharing the workspace), and it would choose where kjail
 	 * creates the file. */
-	return (int)syscall(
-		SYS_openat2, AT_FDCWD, path,
-		&(struct open_how){
-			.flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | create,
-			.mode = create ? 0600 : 0, /* openat2 refuses a mode without O_CREAT */
-			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS},
-		sizeof(struct open_how));
+	struct open_how how = {.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+
+	/* O_NONBLOCK: a fifo (or a device) put where the checked file was
+	 * would block this open for good, before open_log's fstat could see
+	 * it; opened non-blocking, a fifo with no reader fails with ENXIO,
+	 * one with a reader is refused as not regular. */
+	how.flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | create;
+	how.mode = create ? 0600 : 0; /* openat2 refuses a mode without O_CREAT */
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 }
 
 static int open_log(const struct kj_config *cfg, int *out, bool *created, struct kj_err *err)
@@ -374,16 +376,23 @@ static int open_log(const struct kj_config *cfg, int *out, bool *created, struct
 	fd = log_open(cfg->net_log, 0);
 	if (fd < 0 && errno == ENOENT && (fd = log_open(cfg->net_log, O_CREAT | O_EXCL)) >= 0)
 		*created = true;
+	/* ENXIO: a fifo no one reads (or a socket) took the file's place. */
+	if (fd < 0 && errno == ENXIO)
+		return kj_fail(err, "net", 0, "give a regular file of your own",
+			       "--net-log %s is not a regular file", cfg->net_log);
 	if (fd < 0)
 		return kj_fail(err, "net", errno, "give a file path you can write", "--net-log %s",
 			       cfg->net_log);
-	/* A hard link to someone else's file, or a fifo that would block. */
+	/* A hard link to someone else's file, or a fifo or device someone
+	 * reads: the proxy's log lines would go there. */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != cfg->caller_uid ||
 	    st.st_nlink != 1) {
 		close(fd);
 		return kj_fail(err, "net", 0, "give a regular file of your own",
 			       "--net-log %s is not a regular file owned by you", cfg->net_log);
 	}
+	/* A regular file: the writes may block as they always did. */
+	(void)fcntl(fd, F_SETFL, O_APPEND);
 	*out = fd;
 	return 0;
 }
@@ -519,8 +528,10 @@ static void report(const struct kj_proxy *p)
 	for (unsigned i = 0; i < shown && i < PROXY_SHOWN_HOSTS; i++)
 		o += (size_t)snprintf(hosts + o, sizeof(hosts) - o, "%s%s", i ? ", " : "",
 				      st->shown[i]);
-	kj_note("net: %lu connection%s refused: %s%s (%s%s)", refused, refused == 1 ? "" : "s",
-		hosts, refused > shown ? ", ..." : "",
+	/* "...": a refused host was left out; refusals with no host (no
+	 * request head, over the connection cap) are counted, not named. */
+	kj_note("net: %lu connection%s refused%s%s%s (%s%s)", refused, refused == 1 ? "" : "s",
+		shown ? ": " : "", hosts, atomic_load(&st->left_out) ? ", ..." : "",
 		p->log_path ? "see " : "add --net-log FILE for the reasons",
 		p->log_path ? p->log_path : "");
 }

@@ -44,8 +44,9 @@ void conn_set_shown(struct conn *c, const unsigned char *host, size_t len, int p
 	c->shown_port = port;
 }
 
-/* "host:port" for the summary. */
-static void shown(const struct conn *c, char *buf, size_t len)
+/* "host:port" for the summary; false when nothing was asked for (a head
+ * that never came, an unknown protocol, over the connection cap). */
+static bool shown(const struct conn *c, char *buf, size_t len)
 {
 	if (c->have_target)
 		hm_suggest(&c->target, buf, len);
@@ -54,7 +55,8 @@ static void shown(const struct conn *c, char *buf, size_t len)
 	else if (c->shown_host[0])
 		snprintf(buf, len, "%s", c->shown_host); /* an authority as asked, port and all */
 	else
-		snprintf(buf, len, "-");
+		return false;
+	return true;
 }
 
 /* The log line, one write (no lock taken: conn_log_waiting holds px->lock). */
@@ -91,25 +93,36 @@ static void write_line(const struct conn *c)
 	(void)!write(px->log_fd, line, (size_t)len);
 }
 
+/* The summary names the first few refused hosts, once each, and says
+ * when it left one out. */
+static void summary_add(struct proxy_ctx *px, const char *host)
+{
+	struct proxy_stats *st = px->stats;
+	unsigned n, i;
+
+	pthread_mutex_lock(&px->lock);
+	n = atomic_load(&st->nshown);
+	for (i = 0; i < n && strcmp(st->shown[i], host); i++)
+		;
+	if (i == n && n < PROXY_SHOWN_HOSTS) {
+		snprintf(st->shown[n], sizeof(st->shown[n]), "%s", host);
+		atomic_store(&st->nshown, n + 1);
+	} else if (i == n) {
+		atomic_store(&st->left_out, true);
+	}
+	pthread_mutex_unlock(&px->lock);
+}
+
 void conn_log(struct conn *c)
 {
-	struct proxy_ctx *px = c->px;
-	struct proxy_stats *st = px->stats;
+	struct proxy_stats *st = c->px->stats;
 	char host[PROXY_HOSTPORT_MAX];
 
 	if (!strcmp(c->decision, "refuse")) {
 		atomic_fetch_add(&st->refused, 1);
-		/* The summary names the first few refused hosts, once each. */
-		shown(c, host, sizeof(host));
-		pthread_mutex_lock(&px->lock);
-		unsigned n = atomic_load(&st->nshown), i;
-		for (i = 0; i < n && strcmp(st->shown[i], host); i++)
-			;
-		if (i == n && n < PROXY_SHOWN_HOSTS) {
-			snprintf(st->shown[n], sizeof(st->shown[n]), "%s", host);
-			atomic_store(&st->nshown, n + 1);
-		}
-		pthread_mutex_unlock(&px->lock);
+		/* A refusal with no host is only counted (it was named "-"). */
+		if (shown(c, host, sizeof(host)))
+			summary_add(c->px, host);
 	} else if (!strcmp(c->decision, "allow")) {
 		atomic_fetch_add(&st->allowed, 1);
 	} else {

@@ -36,6 +36,7 @@ struct proxy_stats {
 	atomic_ulong allowed, refused, failed;
 	atomic_uint nshown;
 	char shown[PROXY_SHOWN_HOSTS][PROXY_HOSTPORT_MAX]; /* "host:port" */
+	atomic_bool left_out; /* a refused host:port not in shown[] (it was full) */
 };
 
 struct conn;

@@ -364,6 +364,49 @@ else
 	skip resolving_connection_logged_when_sandbox_ends "no namespace with a DNS responder"
 fi
 
+# ------------------------------------------------------------- embedded IPv4
+# An allowed name whose answer embeds an IPv4 address (IPv4-compatible
+# ::a.b.c.d, SIIT's ::ffff:0:a.b.c.d) or hides one (Teredo, 2001::/32) is
+# not followed: ::127.0.0.1 passed as public. In the namespace above,
+# which has only lo, so a connect made by mistake reaches no one.
+printf '%s\n' '::127.0.0.1 compat.test' '::ffff:0:10.0.0.1 translated.test' \
+	'2001:0:4136:e378:8000:63bf:3fff:fdd2 teredo.test' >"$T/hosts6" # Teredo client 192.0.2.45
+chmod 0644 "$T/hosts6"
+P6=(--net proxy --net-hosts "$T/hosts6" --net-log "$LOG")
+codes6='for h in compat.test translated.test teredo.test; do
+	printf "%s=%s " $h $(curl -sS -o /dev/null -w "%{http_code}" http://$h/)
+done'
+if [ -n "${NSHTTP:-}" ]; then
+	rm -f "$LOG"
+	kj_ns "${P6[@]}" --allow-host compat.test:80 --allow-host translated.test:80 \
+		--allow-host teredo.test:80 -- sh -c "$codes6"
+	is "$out" "compat.test=403 translated.test=403 teredo.test=403 " embedded_ipv4_answers_refused
+	like "$(grep host=compat.test "$LOG")" "decision=refuse .*compat.test resolves to ::127.0.0.1 \(loopback address\)" \
+		ipv4_compatible_loopback_refused_as_loopback
+	like "$(grep host=translated.test "$LOG")" "decision=refuse .*resolves to ::ffff:0:a00:1 \(private address\)" \
+		ipv4_translated_private_refused_as_private
+	like "$(grep host=teredo.test "$LOG")" "decision=refuse .*resolves to 2001:0:4136:e378:8000:63bf:3fff:fdd2 \(Teredo address\)" \
+		teredo_address_refused_as_teredo
+	# Allowed as IPv6 addresses, they still meet the deny rules of the
+	# IPv4 address they embed (Teredo: its client's).
+	rm -f "$LOG"
+	kj_ns "${P6[@]}" --allow-host compat.test:80 --allow-host teredo.test:80 \
+		--allow-host '[::127.0.0.1]:80' --allow-host '[2001::/32]:80' \
+		--deny-host 127.0.0.0/8 --deny-host 192.0.2.0/24 -- sh -c "$codes6"
+	like "$out" "^compat.test=403 .*teredo.test=403 $" deny_ipv4_covers_embedding_ipv6_answers
+	like "$(grep host=compat.test "$LOG")" "resolves to ::127.0.0.1, refused by --deny-host 127.0.0.0/8" \
+		deny_ipv4_range_covers_ipv4_compatible_answer
+	like "$(grep host=teredo.test "$LOG")" "resolves to 2001:0:4136:e378:8000:63bf:3fff:fdd2, refused by --deny-host 192.0.2.0/24" \
+		deny_ipv4_range_covers_teredo_client
+else
+	for t in embedded_ipv4_answers_refused ipv4_compatible_loopback_refused_as_loopback \
+		ipv4_translated_private_refused_as_private teredo_address_refused_as_teredo \
+		deny_ipv4_covers_embedding_ipv6_answers deny_ipv4_range_covers_ipv4_compatible_answer \
+		deny_ipv4_range_covers_teredo_client; do
+		skip "$t" "no namespace of the test's own (a mistaken connect must reach no one)"
+	done
+fi
+
 # ------------------------------------------------------------- log, summary
 rm -f "$LOG"
 kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -sS http://web.test:$HTTP/ >/dev/null; curl -s http://evil.test/ >/dev/null"
@@ -373,6 +416,21 @@ like "$(grep decision=refuse "$LOG")" "host=evil.test port=80 decision=refuse .*
 like "$err" "kjail: net: 1 connection refused: evil.test:80 \(see $LOG\)" summary_counts_refusals
 kj exec --net proxy -- curl -s http://evil.test/
 like "$err" "add --net-log FILE" summary_without_log_says_how_to_get_one
+# Each refused host once; ", ..." only when one was left out (it ended
+# every line where a host was refused twice), and a refusal with no host
+# (here an unknown protocol) counted without a name (it was "-").
+netnote() { printf '%s\n' "$err" | grep '^kjail: net:'; }
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "for h in evil.test evil.test other.test; do curl -s http://\$h/ >/dev/null; done"
+is "$(netnote)" "kjail: net: 3 connections refused: evil.test:80, other.test:80 (see $LOG)" \
+	summary_names_each_refused_host_once_without_ellipsis
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "curl -s http://evil.test/ >/dev/null; python3 -c '$raw' '\x00hello'"
+is "$(netnote)" "kjail: net: 2 connections refused: evil.test:80 (see $LOG)" \
+	summary_counts_refusal_without_host_unnamed
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" '\x00hello'
+is "$(netnote)" "kjail: net: 1 connection refused (see $LOG)" summary_of_refusals_without_host_names_none
+kj exec "${P[@]}" "${WEB[@]}" -- sh -c "for h in a b c d e f a; do curl -s http://\$h.test/ >/dev/null; done"
+is "$(netnote)" "kjail: net: 7 connections refused: a.test:80, b.test:80, c.test:80, d.test:80, e.test:80, ... (see $LOG)" \
+	summary_ellipsis_when_a_host_was_left_out
 
 # ------------------------------------------------------------- lifetime
 # descendants PID: every process below PID.
@@ -541,6 +599,37 @@ like "$rc $err" "^125 kjail: option: --net-log applies only to --net proxy" net_
 ln -s /etc/hostname "$WS/link.log"
 kj exec --net proxy --net-log "$WS/link.log" -- true
 like "$rc $err" "^125 kjail: net: --net-log .*link.log is not a regular file" net_log_symlink_refused
+# A fifo where the log goes is refused at once, never waited on: given
+# as such, by the check; put there between the check and the open (strace
+# holds kjail at the open while the test swaps the file for a fifo), by
+# the open itself, which waited for good for a reader.
+mkfifo "$WS/fifo.log"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/fifo.log"
+KJ_KILL_AFTER=10 kj exec --net proxy --net-log "$WS/fifo.log" -- true
+like "$rc $err" "^125 kjail: net: --net-log .*fifo.log is not a regular file" net_log_fifo_refused
+if command -v strace >/dev/null; then
+	mkdir -p "$T/swap"
+	[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/swap"
+	: >"$WS/swap.log"
+	[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/swap.log"
+	# shellcheck disable=SC2086 # KJ_EXEC_ARGS is meant to split
+	as_caller timeout -s KILL 10 strace -qq -o "$T/swap/trace" -P "$WS/swap.log" -e trace=openat2 \
+		-e inject=openat2:delay_enter=2000000 "$KJAIL" exec $KJ_EXEC_ARGS --net proxy \
+		--net-log "$WS/swap.log" -- true >/dev/null 2>"$T/swap/err" </dev/null &
+	bg=$!
+	if settles 5 grep -q openat2 "$T/swap/trace"; then
+		rm "$WS/swap.log" && mkfifo "$WS/swap.log"
+		[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/swap.log"
+	fi
+	wait $bg
+	rc=$?
+	# An old kjail still blocked in that open gets a reader, and ends.
+	[ -p "$WS/swap.log" ] && exec 9<>"$WS/swap.log" && exec 9<&-
+	like "$rc $(cat "$T/swap/err")" "^125 kjail: net: --net-log .*swap.log is not a regular file" \
+		net_log_swapped_for_fifo_refused_at_once
+else
+	skip net_log_swapped_for_fifo_refused_at_once "no strace"
+fi
 chmod 0666 "$T/hosts"
 kj exec --net proxy --net-hosts "$T/hosts" -- true
 like "$rc $err" "^125 kjail: net: --net-hosts .* is writable by group or others" world_writable_hosts_file_refused

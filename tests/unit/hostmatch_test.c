@@ -161,6 +161,52 @@ static void translated(void)
 	   "nat64_local_use_prefix_refused", NULL);
 }
 
+/* hm_check_addr of an IPv6 address written as text. */
+static enum hm_verdict check6(const struct set *s, const char *a, int port)
+{
+	unsigned char buf[16];
+	const struct hm_rule *r;
+	const char *cls;
+
+	inet_pton(AF_INET6, a, buf);
+	return hm_check_addr(&s->rules, AF_INET6, buf, port, &r, &cls);
+}
+
+/* The whole of ::/96 but :: and ::1 is IPv4-compatible (::127.0.0.1 was
+ * taken as public), and meets the IPv4 address's rules as ::ffff:a.b.c.d
+ * does. Teredo (2001::/32) hides its client's address: allowed only by
+ * an IPv6 rule, denied by its client's too. */
+static void embedded(void)
+{
+	static const char *const allow_name[] = {"web.test:8080", NULL};
+	static const char *const allow_v4[] = {"web.test:8080", "127.0.0.1:8080", "192.0.2.45:8080",
+					       NULL};
+	static const char *const allow_v6[] = {"[::127.0.0.1]:8080", "[2001::/32]:8080", NULL};
+	static const char *const deny_v4[] = {"127.0.0.0/8", "192.0.2.0/24", NULL};
+	const char *teredo = "2001:0:4136:e378:8000:63bf:3fff:fdd2"; /* client 192.0.2.45 */
+	struct set s;
+
+	build(&s, allow_name, NULL);
+	ok(check6(&s, "::127.0.0.1", 8080) == HM_BAD_ADDR, "ipv4_compatible_loopback_refused",
+	   NULL);
+	ok(check6(&s, "::ffff:0:127.0.0.1", 8080) == HM_BAD_ADDR,
+	   "ipv4_translated_loopback_refused", NULL);
+	ok(check6(&s, teredo, 8080) == HM_BAD_ADDR, "teredo_address_refused", NULL);
+	build(&s, allow_v4, NULL);
+	ok(check6(&s, "::127.0.0.1", 8080) == HM_ALLOWED,
+	   "allow_ipv4_covers_ipv4_compatible_address", NULL);
+	ok(check6(&s, teredo, 8080) == HM_BAD_ADDR, "allow_ipv4_of_teredo_client_does_not_allow",
+	   NULL);
+	build(&s, allow_v6, NULL);
+	ok(check6(&s, teredo, 8080) == HM_ALLOWED, "teredo_allowed_by_ipv6_range", NULL);
+	build(&s, allow_v6, deny_v4);
+	ok(check6(&s, "::127.0.0.1", 8080) == HM_DENIED,
+	   "deny_ipv4_range_covers_ipv4_compatible_address", NULL);
+	ok(check6(&s, "::ffff:0:127.0.0.1", 8080) == HM_DENIED,
+	   "deny_ipv4_range_covers_ipv4_translated_address", NULL);
+	ok(check6(&s, teredo, 8080) == HM_DENIED, "deny_ipv4_range_covers_teredo_client", NULL);
+}
+
 /* The punycode refusal is for allow wildcards only: a deny wildcard
  * covers xn-- names too, whatever narrower allow rule names them. */
 static void deny_wildcard_covers_punycode(void)
@@ -297,8 +343,25 @@ int main(void)
 	addr_class("fe80::1", "link-local");
 	addr_class("ff02::1", "multicast");
 	addr_class("2606:4700::1111", NULL);
+	addr_class("::127.0.0.1", "loopback");
+	addr_class("::7f00:1", "loopback");
+	addr_class("::10.1.2.3", "private");
+	addr_class("::169.254.169.254", "link-local");
+	addr_class("::8.8.8.8", "IPv4-compatible");
+	addr_class("::ffff:0:127.0.0.1", "loopback");
+	addr_class("::ffff:0:8.8.8.8", "IPv4-translated");
+	addr_class("2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo");
+	addr_class("2001::", "Teredo");
+	addr_class("2001:2::1", "benchmarking");
+	addr_class("2001:1:2::1", NULL);
+	addr_class("64:ff9b::808:808", NULL);
+	addr_class("2002:808:808::1", NULL);
+	addr_class("2002:a00:1::1", "private");
+	addr_class("0:1::1", "reserved");
+	addr_class("4000::1", "reserved");
 	rebinding();
 	translated();
+	embedded();
 	deny_wildcard_covers_punycode();
 
 	printf("1..%d\n", n);
