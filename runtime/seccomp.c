@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <linux/filter.h>
+#include <netinet/in.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -55,7 +56,7 @@ struct named {
 static const struct named errno_names[] = {
 	N(EPERM), N(EACCES), N(ENOSYS), N(EINVAL), N(ENOENT), N(EIO),
 	N(ENOTTY), N(EROFS), N(ENODEV), N(EAFNOSUPPORT), N(EPROTONOSUPPORT),
-	N(EOPNOTSUPP), { NULL, 0 },
+	N(EOPNOTSUPP), N(ESOCKTNOSUPPORT), { NULL, 0 },
 };
 
 static const struct named constants[] = {
@@ -69,7 +70,8 @@ static const struct named constants[] = {
 	N(AF_RXRPC), N(AF_SMC), N(AF_QIPCRTR), N(AF_X25), N(AF_AX25), N(AF_APPLETALK),
 	N(NETLINK_ROUTE), N(NETLINK_SOCK_DIAG), N(NETLINK_AUDIT), N(NETLINK_KOBJECT_UEVENT),
 	N(SOCK_STREAM), N(SOCK_DGRAM), N(SOCK_RAW), N(SOCK_SEQPACKET), N(SOCK_PACKET),
-	N(IPPROTO_MPTCP), N(IPPROTO_SMC),
+	N(IPPROTO_TCP), N(IPPROTO_UDP), N(IPPROTO_ICMP), N(IPPROTO_ICMPV6),
+	N(IPPROTO_MPTCP), N(IPPROTO_SMC), N(IPPROTO_SCTP),
 	N(PR_SET_MM), N(PR_SET_PTRACER), N(PR_SET_SECCOMP), N(PR_SET_NO_NEW_PRIVS),
 	N(PER_LINUX), N(PER_LINUX32), N(ADDR_NO_RANDOMIZE),
 	N(READ_IMPLIES_EXEC), N(MMAP_PAGE_ZERO), { NULL, 0 },

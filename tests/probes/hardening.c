@@ -82,12 +82,19 @@ static long s_inet6_tcp(void) { return try_socket(AF_INET6, SOCK_STREAM, 0); }
 /* A packet socket by AF_INET's name: EPERM (no CAP_NET_RAW) unfiltered,
  * which neither policy gives (EAFNOSUPPORT; strict's EPERM is checked
  * in the default run). */
-static long s_inet_packet(void) { return try_socket(AF_INET, 10 /* SOCK_PACKET */, 0x300); }
-static long s_inet_packet_fl(void) { return try_socket(AF_INET, 10 | SOCK_CLOEXEC, 0x300); }
+static long s_inet_packet(void) { return try_socket(AF_INET, 10 /* SOCK_PACKET */, 0); }
+static long s_inet_packet_all(void) { return try_socket(AF_INET, 10, 0x300 /* htons(ETH_P_ALL) */); }
+static long s_inet_packet_fl(void) { return try_socket(AF_INET, 10 | SOCK_CLOEXEC, 0); }
 static long s_mptcp(void) { return try_socket(AF_INET, SOCK_STREAM, 262 /* IPPROTO_MPTCP */); }
 static long s_mptcp6(void) { return try_socket(AF_INET6, SOCK_STREAM, 262); }
 static long s_mptcp_hi(void) { return try_socket(AF_INET, SOCK_STREAM, HI | 262); }
 static long s_smc_inet(void) { return try_socket(AF_INET, SOCK_STREAM, 256 /* IPPROTO_SMC */); }
+static long s_sctp(void) { return try_socket(AF_INET, SOCK_STREAM, 132 /* IPPROTO_SCTP */); }
+static long s_sctp_seq(void) { return try_socket(AF_INET, SOCK_SEQPACKET, 0); }
+static long s_sctp6_seq(void) { return try_socket(AF_INET6, SOCK_SEQPACKET, 0); }
+static long s_udplite(void) { return try_socket(AF_INET, SOCK_DGRAM, 136 /* IPPROTO_UDPLITE */); }
+static long s_tcp6(void) { return try_socket(AF_INET6, SOCK_STREAM, 6); }
+static long s_udp(void) { return try_socket(AF_INET, SOCK_DGRAM, 17); }
 static long s_packet(void) { return try_socket(AF_PACKET, SOCK_DGRAM, 0); }
 static long s_packet_hi(void) { return try_socket(HI | AF_PACKET, SOCK_DGRAM, 0); }
 static long s_vsock(void) { return try_socket(AF_VSOCK, SOCK_STREAM, 0); }
@@ -278,10 +285,17 @@ static const struct check checks[] = {
 	{"socket(AF_INET6, SOCK_STREAM)", s_inet6_tcp, ALLOWED, ALLOWED, 0},
 	{"socket(AF_INET, SOCK_PACKET)", s_inet_packet, FAM, EPERM, 0},
 	{"socket(AF_INET, SOCK_PACKET|SOCK_CLOEXEC)", s_inet_packet_fl, FAM, EPERM, 0},
+	{"socket(AF_INET, SOCK_PACKET, ETH_P_ALL)", s_inet_packet_all, PROTO, EPERM, 0},
 	{"socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", s_mptcp, PROTO, EPERM, 0},
 	{"socket(AF_INET6, SOCK_STREAM, IPPROTO_MPTCP)", s_mptcp6, PROTO, EPERM, 0},
 	{"socket(AF_INET, SOCK_STREAM, 1<<32|IPPROTO_MPTCP)", s_mptcp_hi, PROTO, EPERM, 0},
 	{"socket(AF_INET, SOCK_STREAM, IPPROTO_SMC)", s_smc_inet, PROTO, EPERM, 0},
+	{"socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)", s_sctp, PROTO, EPERM, 0},
+	{"socket(AF_INET, SOCK_SEQPACKET)", s_sctp_seq, ESOCKTNOSUPPORT, EPERM, 0},
+	{"socket(AF_INET6, SOCK_SEQPACKET)", s_sctp6_seq, ESOCKTNOSUPPORT, EPERM, 0},
+	{"socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE)", s_udplite, PROTO, EPERM, 0},
+	{"socket(AF_INET6, SOCK_STREAM, IPPROTO_TCP)", s_tcp6, ALLOWED, ALLOWED, 0},
+	{"socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP)", s_udp, ALLOWED, ALLOWED, 0},
 	{"socket(AF_PACKET)", s_packet, FAM, EPERM, 0},
 	{"socket(1<<32|AF_PACKET)", s_packet_hi, FAM, EPERM, 0},
 	{"socket(AF_VSOCK)", s_vsock, FAM, EPERM, 0},
