@@ -279,13 +279,18 @@ done
 # SIGCONT after it, or it would wait for the timeout's SIGKILL.
 rm -f "$WS/ready"
 start_kj "$T/s.out" "$T/s.err" -- sh -c 'touch ready; kill -STOP $$; echo resumed'
-if wait_file "$WS/ready" 5; then
-	sleep 0.3
+# term_until_end: SIGTERM to kjail, then wait up to 5 s for its end
+# (ended=yes|no; rc its status, after a SIGKILL if it did not end).
+term_until_end() {
 	kill -TERM "$kjpid"
 	settles 5 sh -c "! kill -0 $kjpid 2>/dev/null" && ended=yes || ended=no
 	[ "$ended" = no ] && kill -9 "$kjpid"
 	wait "$kjpid"
 	rc=$?
+}
+if wait_file "$WS/ready" 5; then
+	sleep 0.3
+	term_until_end
 else
 	kill -9 "$kjpid"
 	wait "$kjpid"
@@ -305,11 +310,7 @@ is_stopped() {
 start_kj "$T/h.out" "$T/h.err" --profile host --quiet -- \
 	bash -c 'exec -a "$0" sh -c "kill -STOP \$\$; echo resumed"' "$m"
 if settles 5 is_stopped "$m"; then
-	kill -TERM "$kjpid"
-	settles 5 sh -c "! kill -0 $kjpid 2>/dev/null" && ended=yes || ended=no
-	[ "$ended" = no ] && kill -9 "$kjpid"
-	wait "$kjpid"
-	rc=$?
+	term_until_end
 else
 	kill -9 "$kjpid"
 	wait "$kjpid"
