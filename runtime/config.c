@@ -565,9 +565,8 @@ static int find_session_dirs(struct kj_config *cfg, struct kj_err *err)
  * sandbox started made it on the host, in the sandbox's view unmasked,
  * and a --net none command could exec into a --net host session.
  * Called when the sandbox is started, after every check. */
-int config_make_session_dirs(const struct kj_config *cfg, unsigned *made, struct kj_err *err)
+int config_make_session_dirs(const struct kj_config *cfg, struct kj_err *err)
 {
-	*made = 0;
 	for (size_t i = 0; i < cfg->nsession_dirs; i++) {
 		const char *dir = cfg->session_dirs[i];
 		bool seen = !strcmp(cfg->root, "/") && !fresh_inside(dir);
@@ -580,27 +579,17 @@ int config_make_session_dirs(const struct kj_config *cfg, unsigned *made, struct
 		}
 		if (!seen || lstat(dir, &st) == 0 || errno != ENOENT)
 			continue;
-		if (mkdir(dir, 0700) == 0)
-			*made |= 1U << i;
-		else if (errno != EEXIST && errno != ENOENT)
+		/* It stays after the run, empty and private: removing it
+		 * would unmask it in every sandbox still running (an rmdir on
+		 * the host detaches the mounts on it in other namespaces),
+		 * and one of them could then plant a session there. */
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST && errno != ENOENT)
 			return kj_fail(err, "session", errno,
 				       "point XDG_RUNTIME_DIR at a directory of your own",
 				       "create the session directory %s (the sandbox would see it)",
 				       dir);
 	}
 	return 0;
-}
-
-/* Leave nothing behind: a directory made only so the sandbox could not
- * make it goes with the sandbox, a failed one included (a DEST that
- * could not be made left it). Not if a `kjail create` filled it
- * meanwhile: rmdir removes only an empty one, and a create that lost it
- * between its mkdir and its lock makes it again. */
-void config_unmake_session_dirs(const struct kj_config *cfg, unsigned made)
-{
-	for (size_t i = 0; i < cfg->nsession_dirs; i++)
-		if (made & (1U << i))
-			(void)rmdir(cfg->session_dirs[i]);
 }
 
 /* --ssh-agent: the caller's agent socket, bound read-only at a fixed path

@@ -147,11 +147,8 @@ void config_init(struct kj_config *cfg);
 /* Resolve and check everything that needs the file system or the user
  * database: paths canonical and existing, binds allowed, homes found. */
 /* Make the session directories the sandbox will see but that do not
- * exist yet, so they can be masked (runtime/config.c says why); bit i of
- * *made set for session_dirs[i] made. config_unmake_session_dirs removes
- * those again once the sandbox is gone (when still empty). */
-int config_make_session_dirs(const struct kj_config *cfg, unsigned *made, struct kj_err *err);
-void config_unmake_session_dirs(const struct kj_config *cfg, unsigned made);
+ * exist yet, so they can be masked (runtime/config.c says why). */
+int config_make_session_dirs(const struct kj_config *cfg, struct kj_err *err);
 int config_finish(struct kj_config *cfg, struct kj_err *err);
 
 /* Is dir equal to path or an ancestor of it, component-wise? Both

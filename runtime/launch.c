@@ -175,8 +175,6 @@ void sandbox_kill(struct sandbox *sb)
 
 void sandbox_release(struct sandbox *sb)
 {
-	config_unmake_session_dirs(sb->cfg, sb->made_dirs);
-	sb->made_dirs = 0;
 	proxy_stop(sb->proxy, false);
 	cgroup_destroy(sb->cg);
 	sb->cg = NULL;
@@ -212,11 +210,8 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 	kj_trace("seccomp compiled");
 	/* --landlock required fails here, before anything is created. */
 	if (landlock_plan(cfg, &sb->landlock_abi, err) || stdio_plan_make(cfg, &sb->io, err) ||
-	    config_make_session_dirs(cfg, &sb->made_dirs, err) ||
-	    cgroup_prepare(cfg, &sb->cg, err)) {
-		config_unmake_session_dirs(cfg, sb->made_dirs);
+	    config_make_session_dirs(cfg, err) || cgroup_prepare(cfg, &sb->cg, err))
 		return -EINVAL;
-	}
 	kj_trace("cgroup ready");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->chan) < 0 ||
 	    pipe2(sb->ctl, O_CLOEXEC) < 0 || (sb->netgo = eventfd(0, EFD_CLOEXEC)) < 0) {

@@ -29,7 +29,6 @@ struct sandbox {
 	struct kj_proxy *proxy; /* --net proxy: the host-side proxy (net/proxy.h) */
 	int session_listen;     /* a session's listening socket; -1: one-shot */
 	int proxy_fd;           /* the relay's end of its socketpair; -1: none */
-	unsigned made_dirs;     /* session directories made for this run (config.h) */
 	bool timed_out;
 };
 

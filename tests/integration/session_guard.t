@@ -62,12 +62,27 @@ if [ "$KJ_AS" = user ]; then
 		missing_session_dir_made_private_and_empty
 	touch "$WS/go"
 	wait "$x2"
-	ok missing_session_dir_removed_after_the_run test ! -e "$X2/kjail"
-	# Nor after a run whose setup fails later (a DEST that cannot be
-	# made): bad input changes nothing.
-	XDG_RUNTIME_DIR=$X2 kj exec $CREATE_ARGS --rw "$X2" --ro "/usr:/opt/kjail-absent-$$" -- true
-	like "$rc:$err" "^125:kjail: ro: create mount point /opt/kjail-absent-$$" session_dir_run_with_bad_dest_refused
-	ok missing_session_dir_removed_after_failed_setup test ! -e "$X2/kjail"
+	# It stays after the run: removed, it was unmasked in every sandbox
+	# still running (an rmdir on the host detaches the mounts on it in
+	# other mount namespaces), which could then plant a session there.
+	rmdir "$X2/kjail"
+	rm -f "$WS"/started-a "$WS"/go-a "$WS"/started-b "$WS"/go-b "$WS/planted"
+	# A makes it and ends first; B, started meanwhile, tries to plant.
+	XDG_RUNTIME_DIR=$X2 as_caller "$KJAIL" exec $CREATE_ARGS --rw "$X2" -- sh -c \
+		'touch started-a; while [ ! -e go-a ]; do sleep 0.05; done' >/dev/null 2>&1 </dev/null &
+	xa=$!
+	for _ in $(seq 200); do [ -e "$WS/started-a" ] && break; sleep 0.05; done
+	XDG_RUNTIME_DIR=$X2 as_caller "$KJAIL" exec $CREATE_ARGS --rw "$X2" -- sh -c \
+		'touch started-b; while [ ! -e go-b ]; do sleep 0.05; done
+		mkdir -p "$1/kjail/x" 2>/dev/null && touch planted; true' sh "$X2" >/dev/null 2>&1 </dev/null &
+	xb=$!
+	for _ in $(seq 200); do [ -e "$WS/started-b" ] && break; sleep 0.05; done
+	touch "$WS/go-a"
+	wait "$xa"
+	touch "$WS/go-b"
+	wait "$xb"
+	is "$(test -e "$WS/planted" && echo planted):$(ls -A "$X2/kjail" 2>&1)" ":" \
+		session_dir_stays_masked_when_an_overlapping_run_ends
 	mkdir "$T/g" && chown "$KJ_USER" "$T/g"
 	XDG_RUNTIME_DIR=$T/g/none kj exec $CREATE_ARGS --rw "$T/g" -- true
 	like "$rc:$err" "^125:kjail: session: the session directory's parent $T/g/none is missing in a writable grant" \
