@@ -105,7 +105,7 @@ static int choose_profile(struct kj_lines layers[L_COUNT], int *chosen, struct k
 	return conf_files_check(&src->files, err);
 }
 
-static void record_origin(struct kj_sources *src, const struct kj_line *ln)
+static void record_origin(struct kj_sources *src, const struct kj_line *ln, unsigned rank)
 {
 	char buf[PATH_MAX + 16];
 	size_t i;
@@ -117,7 +117,7 @@ static void record_origin(struct kj_sources *src, const struct kj_line *ln)
 		return;
 	src->origin[i].opt = ln->name;
 	src->origin[i].src = strdup(line_source(ln, buf, sizeof(buf)));
-	src->origin[i].rank = ++src->applied; /* lines go lowest precedence first */
+	src->origin[i].rank = rank;
 	if (i == src->norigins)
 		src->norigins++;
 }
@@ -127,7 +127,7 @@ static unsigned origin_rank(const struct kj_sources *src, const char *opt)
 	for (size_t i = 0; i < src->norigins; i++)
 		if (!strcmp(src->origin[i].opt, opt))
 			return src->origin[i].rank;
-	return 0; /* kjail's built-in default */
+	return 0; /* kjail's built-in default (or the default profile's line) */
 }
 
 /* Options of --net proxy alone, when the network is not the proxy: set
@@ -148,9 +148,10 @@ static int settle_proxy_options(struct kj_config *cfg, const struct kj_sources *
 	for (size_t i = 0; i < sizeof(only_proxy) / sizeof(only_proxy[0]); i++) {
 		unsigned r = origin_rank(src, only_proxy[i]);
 		const char *from = settings_origin(src, only_proxy[i]);
-		if (!r)
+		if (!settings_origin(src, only_proxy[i]))
 			continue;
-		if (r > net) {
+		/* Same source or higher: the caller asked for both. */
+		if (r >= net) {
 			const char *nfrom = settings_origin(src, "net");
 			/* A flag is its own source; a file line is named. */
 			bool fflag = !from || from[0] == '-', nflag = nfrom && nfrom[0] == '-';
@@ -170,8 +171,11 @@ static int settle_proxy_options(struct kj_config *cfg, const struct kj_sources *
 	return 0;
 }
 
+/* rank: the source's place in precedence (lines of one source share
+ * it): the built-in default profile 0, then for each layer l the profile
+ * it chose 2l+1 and its own lines 2l+2. */
 static int apply_lines(struct kj_config *cfg, struct kj_sources *src, const struct kj_lines *l,
-		       struct kj_err *err)
+		       unsigned rank, struct kj_err *err)
 {
 	int rc;
 
@@ -181,7 +185,7 @@ static int apply_lines(struct kj_config *cfg, struct kj_sources *src, const stru
 			line_error(ln, err);
 			return rc;
 		}
-		record_origin(src, ln);
+		record_origin(src, ln, rank);
 	}
 	return 0;
 }
@@ -194,15 +198,16 @@ static int apply_layers(struct kj_config *cfg, struct kj_lines layers[L_COUNT], 
 {
 	int rc;
 
-	if (chosen < 0 && (rc = apply_lines(cfg, src, &src->profile.lines, err)))
+	if (chosen < 0 && (rc = apply_lines(cfg, src, &src->profile.lines, 0, err)))
 		return rc;
 	for (int l = 0; l < L_COUNT; l++) {
-		if (l == chosen && (rc = apply_lines(cfg, src, &src->profile.lines, err)))
+		if (l == chosen &&
+		    (rc = apply_lines(cfg, src, &src->profile.lines, 2U * (unsigned)l + 1, err)))
 			return rc;
 		for (size_t i = 0; i < layers[l].n; i++) {
 			struct kj_lines one = {.v = &layers[l].v[i], .n = 1};
 			if (strcmp(layers[l].v[i].name, "profile") &&
-			    (rc = apply_lines(cfg, src, &one, err)))
+			    (rc = apply_lines(cfg, src, &one, 2U * (unsigned)l + 2, err)))
 				return rc;
 		}
 	}

@@ -34,10 +34,9 @@ struct kj_sources {
 	struct kj_policy policy;
 	struct {
 		const char *opt, *src; /* the source of each option's last value */
-		unsigned rank;         /* its place in precedence: higher wins */
+		unsigned rank;         /* its source's place in precedence: higher wins */
 	} origin[KJ_MAX_ORIGINS];
 	size_t norigins;
-	unsigned applied; /* lines applied so far, lowest precedence first */
 };
 
 /* Build cfg from every source (argv holds the exec options, and COMMAND

@@ -25,6 +25,13 @@ is "$rc" 0 kjail_profile_net_none_overrides_settings_proxy_rules
 kje exec $KJ_EXEC_ARGS --quiet --net none --allow-host x.test -- true
 like "$rc:$err" "^125:kjail: option: --allow-host applies only to --net proxy \(the network is none at all\) \(add --net proxy\)$" \
 	flag_allow_host_with_flag_net_none_refused
+# Flags are one source whatever their order (line order once decided).
+kje exec $KJ_EXEC_ARGS --quiet --allow-host x.test --net none -- true
+like "$rc:$err" "^125:kjail: option: --allow-host applies only to --net proxy" \
+	flag_allow_host_before_flag_net_none_refused
+kje exec $KJ_EXEC_ARGS --quiet --net-log /nonexistent/x --net host -- true
+like "$rc:$err" "^125:kjail: option: --net-log applies only to --net proxy" \
+	flag_net_log_before_flag_net_host_refused
 user_settings 'net none'
 kje exec $KJ_EXEC_ARGS --quiet --allow-host x.test -- true
 like "$rc:$err" "^125:kjail: option: --allow-host applies only to --net proxy \(the network is none at all, from ~/\.config/kjail/settings:1\)" \
