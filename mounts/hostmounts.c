@@ -2,6 +2,7 @@
 #include "mounts/hostmounts.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +11,6 @@
 #include <sys/sysmacros.h>
 
 #include "runtime/config.h"
-
-#define MAX_HOSTMOUNTS 4096 /* more is a refusal: a mask could be missed */
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
 static void unescape(char *s)
@@ -36,6 +35,7 @@ static int parse(char *line, struct hostmount *m)
 {
 	char *field[5], *p = line, *sep, *type, *end;
 	unsigned maj, min;
+	unsigned long long id;
 
 	for (int i = 0; i < 5; i++) {
 		field[i] = p;
@@ -48,12 +48,13 @@ static int parse(char *line, struct hostmount *m)
 	type = sep ? sep + 3 : p + 2;
 	if ((end = strchr(type, ' ')))
 		*end = '\0';
-	if (sscanf(field[2], "%u:%u", &maj, &min) != 2)
+	if (sscanf(field[0], "%llu", &id) != 1 || sscanf(field[2], "%u:%u", &maj, &min) != 2)
 		return 0;
 	unescape(field[3]);
 	unescape(field[4]);
 	if (field[3][0] != '/' || field[4][0] != '/')
 		return 0;
+	m->id = id;
 	m->dev = makedev(maj, min);
 	m->root = strdup(field[3]);
 	m->mp = strdup(field[4]);
@@ -80,14 +81,15 @@ int hostmounts_read(struct hostmounts *hm, struct kj_err *err)
 		if (!m.root || !m.mp || !m.type) {
 			free(m.root), free(m.mp), free(m.type);
 			rc = kj_fail(err, "mask", ENOMEM, NULL, "list the host's mounts");
-		} else if (hm->n == MAX_HOSTMOUNTS ||
-			   !(v = realloc(hm->v, (hm->n + 1) * sizeof(*v)))) {
+		} else if (hm->n == hm->cap &&
+			   !(v = reallocarray(hm->v, hm->cap ? 2 * hm->cap : 64, sizeof(*v)))) {
 			free(m.root), free(m.mp), free(m.type);
-			rc = kj_fail(err, "mask", hm->n == MAX_HOSTMOUNTS ? E2BIG : ENOMEM,
-				     "report it: the host has unusually many mounts",
-				     "list the host's mounts");
+			rc = kj_fail(err, "mask", ENOMEM, NULL, "list the host's mounts");
 		} else {
-			hm->v = v;
+			if (hm->n == hm->cap) {
+				hm->v = v;
+				hm->cap = hm->cap ? 2 * hm->cap : 64;
+			}
 			hm->v[hm->n++] = m;
 		}
 	}
@@ -124,25 +126,33 @@ static int join(char *out, size_t size, const char *base, const char *rest)
 int hostmounts_aliases(const struct hostmounts *hm, const char *path,
 		       int (*fn)(const char *alias, void *arg), void *arg)
 {
-	const struct hostmount *at = NULL;
+	const struct hostmount *at = NULL, *last = NULL;
 	char inside[PATH_MAX], alias[PATH_MAX];
 	struct stat want, st;
+	struct statx stx;
 	size_t best = 0;
 	int rc = 0;
 
 	if (stat(path, &want) < 0)
 		return 0;
-	/* The mount that holds path: the longest mount point above it, the
-	 * last of equals (mounted on top). */
-	for (size_t i = 0; i < hm->n; i++) {
+	/* The mount that holds path, by its id (a btrfs subvolume's st_dev
+	 * is not its mount's MAJ:MIN); without one, the longest mount point
+	 * above it, the last of equals (mounted on top). */
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID))
+		for (size_t i = 0; !at && i < hm->n; i++)
+			if (hm->v[i].id == stx.stx_mnt_id && path_covers(hm->v[i].mp, path))
+				at = &hm->v[i];
+	for (size_t i = 0; !at && i < hm->n; i++) {
 		size_t l = strlen(hm->v[i].mp);
 		if (path_covers(hm->v[i].mp, path) && l >= best) {
 			best = l;
-			at = &hm->v[i];
+			last = &hm->v[i];
 		}
 	}
-	if (!at || at->dev != want.st_dev ||
-	    join(inside, sizeof(inside), at->root, path + (best > 1 ? best : 0)))
+	if (!at && !(at = last))
+		return 0;
+	best = strlen(at->mp);
+	if (join(inside, sizeof(inside), at->root, path + (best > 1 ? best : 0)))
 		return 0;
 	for (size_t i = 0; !rc && i < hm->n; i++) {
 		const struct hostmount *m = &hm->v[i];

@@ -12,6 +12,7 @@
 #include "runtime/error.h"
 
 struct hostmount {
+	unsigned long long id; /* the mount's id (statx's stx_mnt_id) */
 	dev_t dev;  /* MAJ:MIN: the file system */
 	char *root; /* the directory of that file system mounted here */
 	char *mp;   /* where, as a host path */
@@ -20,7 +21,7 @@ struct hostmount {
 
 struct hostmounts {
 	struct hostmount *v; /* in /proc/self/mountinfo's order: later on top */
-	size_t n;
+	size_t n, cap;
 };
 
 /* /proc/self/mountinfo, parsed (escapes undone). */
