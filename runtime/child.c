@@ -113,19 +113,22 @@ static int open_pty(struct sandbox *sb, int *slave, struct kj_err *err)
  * the sandbox, and getcwd() names a path only if it is reachable from /. */
 static int enter_workspace(const struct kj_config *cfg, struct kj_err *err)
 {
-	char cwd[PATH_MAX], dest[PATH_MAX];
+	char cwd[PATH_MAX];
+	struct stat here, dest;
 
 	if (chdir(cfg->workspace.dest) < 0)
 		return kj_fail(err, "workspace", errno, NULL, "chdir %s", cfg->workspace.dest);
-	/* The DEST as the sandbox resolves it: /var/run/ws is /run/ws where
-	 * /var/run is a link, and getcwd() names the resolved path. */
-	if (!cfg->cwd && !realpath(cfg->workspace.dest, dest))
-		return kj_fail(err, "workspace", errno, NULL, "resolve %s", cfg->workspace.dest);
 	/* --cwd: absolute inside the sandbox, or relative to the workspace. */
 	if (cfg->cwd && chdir(cfg->cwd) < 0)
 		return kj_fail(err, "cwd", errno, "give a directory that exists inside the sandbox",
 			       "chdir %s", cfg->cwd);
-	if (!getcwd(cwd, sizeof(cwd)) || cwd[0] != '/' || (!cfg->cwd && strcmp(cwd, dest)))
+	/* Reachable from the new root (getcwd names no path otherwise), and
+	 * the DEST as the sandbox resolves it (/var/run/ws is /run/ws where
+	 * /var/run is a link): the same directory, not the same spelling. */
+	if (!getcwd(cwd, sizeof(cwd)) || cwd[0] != '/' ||
+	    (!cfg->cwd && (strcmp(cwd, cfg->workspace.dest) &&
+			   (stat(".", &here) < 0 || stat(cfg->workspace.dest, &dest) < 0 ||
+			    here.st_dev != dest.st_dev || here.st_ino != dest.st_ino))))
 		return kj_fail(err, "workspace", 0, NULL,
 			       "the working directory is outside the sandbox");
 	return 0;

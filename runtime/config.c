@@ -410,6 +410,20 @@ static int check_planted_binds(const struct kj_config *cfg, struct kj_err *err)
 		if (rc < 0)
 			return kj_fail(err, part, -rc, NULL, "%s", b->given);
 	}
+	/* A --mask's path too (at the bind's source below a DEST): run 1
+	 * swaps conf for a link to a decoy, and run 2 masks the decoy while
+	 * the file stays readable; the mask could not be held in place
+	 * either (mounts/masks.c). */
+	for (size_t i = 0; !strcmp(cfg->root, "/") && i < cfg->nmasks; i++) {
+		char src[PATH_MAX];
+		const char *on_host =
+			bind_source_of(cfg, cfg->masks[i], src, sizeof(src)) ? src : cfg->masks[i];
+		int rc = config_resolve_unplanted(cfg, "mask", "--mask", on_host, true, buf, err);
+		if (rc > 0)
+			return -EPERM;
+		if (rc < 0)
+			return kj_fail(err, "mask", -rc, NULL, "%s", cfg->masks[i]);
+	}
 	return 0;
 }
 

@@ -141,8 +141,12 @@ static int await_setup(struct sandbox *sb, struct kj_err *err)
 
 	for (;;) {
 		int t = channel_recv(sb->chan[0], &child_err, &fd);
+		/* The end of the channel is COMMAND's exec, unless the child
+		 * died before it read our go-ahead and said nothing. */
 		if (t == 0)
-			return 0;
+			return reset ? kj_fail(err, "launch", 0, NULL,
+					       "the sandbox died during its setup")
+				     : 0;
 		/* A child that died before it read our go-ahead resets the
 		 * channel, and the kernel reports that before the error line
 		 * the child queued: once reported, the line is there. */

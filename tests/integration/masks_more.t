@@ -189,6 +189,15 @@ out=$(unshare -m --propagation private -- sh -c '
 	for i in $(seq 4200); do mkdir -p "$1/$i" && mount -t tmpfs -o size=4k none "$1/$i" || exit 99; done
 	shift; exec "$@"' sh "$T/many" "${who[@]}" "$KJAIL" exec $KJ_EXEC_ARGS --quiet -- echo ran 2>&1 </dev/null)
 is "$?:$out" "0:ran" many_host_mounts_still_run
+# A --mask through a link in the workspace is refused as a --ro or --rw
+# path through one is: an earlier run could have swapped it for a link to
+# a decoy (it aborted the run with a bare "Not a directory" before).
+mkdir -p "$WS/mreal" && echo SECRET >"$WS/mreal/secret" && ln -sfn mreal "$WS/mlink"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$WS/mreal"
+kj exec --mask "$WS/mlink/secret" -- true
+like "$rc:$err" "^125:kjail: mask: --mask $WS/mlink/secret: $WS/mlink is a symlink inside $WS, which the sandbox can write \(give a path without symlinks" \
+	mask_through_link_in_workspace_refused
+rm -rf "$WS/mreal" "$WS/mlink"
 # A mask cannot be moved aside with its directory: renamed, the mask went
 # along, a decoy under the old name was what the next run masked, and
 # the real file showed under the new name.

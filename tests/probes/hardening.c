@@ -92,6 +92,8 @@ static long s_smc_inet(void) { return try_socket(AF_INET, SOCK_STREAM, 256 /* IP
 static long s_sctp(void) { return try_socket(AF_INET, SOCK_STREAM, 132 /* IPPROTO_SCTP */); }
 static long s_sctp_seq(void) { return try_socket(AF_INET, SOCK_SEQPACKET, 0); }
 static long s_sctp6_seq(void) { return try_socket(AF_INET6, SOCK_SEQPACKET, 0); }
+static long s_dccp(void) { return try_socket(AF_INET, 6 /* SOCK_DCCP */, 0); }
+static long s_dccp6(void) { return try_socket(AF_INET6, 6, 0); }
 static long s_udplite(void) { return try_socket(AF_INET, SOCK_DGRAM, 136 /* IPPROTO_UDPLITE */); }
 static long s_tcp6(void) { return try_socket(AF_INET6, SOCK_STREAM, 6); }
 static long s_udp(void) { return try_socket(AF_INET, SOCK_DGRAM, 17); }
@@ -294,6 +296,8 @@ static const struct check checks[] = {
 	{"socket(AF_INET, SOCK_SEQPACKET)", s_sctp_seq, ESOCKTNOSUPPORT, EPERM, 0},
 	{"socket(AF_INET6, SOCK_SEQPACKET)", s_sctp6_seq, ESOCKTNOSUPPORT, EPERM, 0},
 	{"socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE)", s_udplite, PROTO, EPERM, 0},
+	{"socket(AF_INET, SOCK_DCCP)", s_dccp, ESOCKTNOSUPPORT, EPERM, 0},
+	{"socket(AF_INET6, SOCK_DCCP)", s_dccp6, ESOCKTNOSUPPORT, EPERM, 0},
 	{"socket(AF_INET6, SOCK_STREAM, IPPROTO_TCP)", s_tcp6, ALLOWED, ALLOWED, 0},
 	{"socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP)", s_udp, ALLOWED, ALLOWED, 0},
 	{"socket(AF_PACKET)", s_packet, FAM, EPERM, 0},
