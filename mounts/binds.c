@@ -79,8 +79,7 @@ static bool lands_in_kernel_tree(int rootfd, int tfd, const struct kj_bind *b)
 	fd = fcntl(tfd, F_DUPFD_CLOEXEC, 0);
 	for (int depth = 0; fd >= 0 && !hit && depth < 4096; depth++) {
 		int up;
-		if (fstat(fd, &cur) < 0 ||
-		    (cur.st_dev == root.st_dev && cur.st_ino == root.st_ino))
+		if (fstat(fd, &cur) < 0 || (cur.st_dev == root.st_dev && cur.st_ino == root.st_ino))
 			break;
 		for (int i = 0; i < n; i++)
 			hit = hit || (cur.st_dev == top[i].st_dev && cur.st_ino == top[i].st_ino);
@@ -101,7 +100,8 @@ static int bind_attach(int rootfd, int mfd, const struct kj_bind *b, const char 
 
 	if (tfd >= 0 && lands_in_kernel_tree(rootfd, tfd, b)) {
 		close(tfd);
-		return kj_fail(err, what, 0, "kjail builds /proc and /dev itself; give another DEST",
+		return kj_fail(err, what, 0,
+			       "kjail builds /proc and /dev itself; give another DEST",
 			       "%s leads into /proc or /dev through a symbolic link", b->dest);
 	}
 
@@ -239,8 +239,8 @@ int pin_parents(int dirfd, const char *rel, const char *what, struct kj_err *err
 		fd = path_open(dirfd, prefix, O_DIRECTORY | O_NOFOLLOW,
 			       RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 		if (fd < 0)
-			return kj_fail(err, what, -fd, NULL, "cannot hold %s in place: open %s", rel,
-				       prefix);
+			return kj_fail(err, what, -fd, NULL, "cannot hold %s in place: open %s",
+				       rel, prefix);
 		if (!mount_root(fd))
 			rc = pin_fd(fd, prefix, 0, err);
 		close(fd);

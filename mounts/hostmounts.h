@@ -13,10 +13,10 @@
 
 struct hostmount {
 	unsigned long long id; /* the mount's id (statx's stx_mnt_id) */
-	dev_t dev;  /* MAJ:MIN: the file system */
-	char *root; /* the directory of that file system mounted here */
-	char *mp;   /* where, as a host path */
-	char *type; /* "ext4", "proc"... */
+	dev_t dev;             /* MAJ:MIN: the file system */
+	char *root;            /* the directory of that file system mounted here */
+	char *mp;              /* where, as a host path */
+	char *type;            /* "ext4", "proc"... */
 };
 
 struct hostmounts {

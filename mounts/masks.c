@@ -122,8 +122,7 @@ int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
  * what the next run masks, while the real one shows under the new name
  * (`mv conf conf.x; mkdir conf; touch conf/secret.env`). Those
  * directories are held in place first (mounts/binds.c: pin_parents). */
-static int mask_held(int rootfd, const struct kj_config *cfg, const char *path,
-		     struct kj_err *err)
+static int mask_held(int rootfd, const struct kj_config *cfg, const char *path, struct kj_err *err)
 {
 	int rc = 0, fd = -1;
 
@@ -131,8 +130,8 @@ static int mask_held(int rootfd, const struct kj_config *cfg, const char *path,
 		const struct kj_bind *b = i < cfg->nbinds ? &cfg->binds[i] : &cfg->workspace;
 		int dfd;
 
-		if (!b->writable || !b->dest || !strcmp(b->dest, "/") || !path_covers(b->dest, path) ||
-		    !path[strlen(b->dest)])
+		if (!b->writable || !b->dest || !strcmp(b->dest, "/") ||
+		    !path_covers(b->dest, path) || !path[strlen(b->dest)])
 			continue;
 		/* Nothing there: nothing to mask, nothing to hold. */
 		if (fd < 0 && (fd = path_open_in_root(rootfd, path, 0)) < 0)
@@ -173,8 +172,7 @@ static int mask_aliases(int rootfd, const struct kj_config *cfg, const char *hos
 	return rc;
 }
 
-static int mask_home(int rootfd, const struct kj_config *cfg, const char *home,
-		     struct kj_err *err)
+static int mask_home(int rootfd, const struct kj_config *cfg, const char *home, struct kj_err *err)
 {
 	char path[PATH_MAX];
 	int rc = 0;
@@ -363,16 +361,19 @@ static int add_home_alias(const char *alias, void *arg)
 	/* Written through a bind, the home would be: its dotfiles (.bashrc
 	 * runs at the next login), not only its credential stores. */
 	for (size_t i = 0; i <= c->cfg->nbinds; i++) {
-		const struct kj_bind *b = i < c->cfg->nbinds ? &c->cfg->binds[i] : &c->cfg->workspace;
+		const struct kj_bind *b =
+			i < c->cfg->nbinds ? &c->cfg->binds[i] : &c->cfg->workspace;
 		if (b->writable && b->src && path_covers(b->src, alias))
-			return kj_fail(c->err, i < c->cfg->nbinds ? "rw" : "workspace", 0,
-				       "bind a project directory instead",
-				       "%s shows the home directory %s at %s (another mount of it), "
-				       "with its dotfiles and credential stores",
-				       b->src, c->home, alias);
+			return kj_fail(
+				c->err, i < c->cfg->nbinds ? "rw" : "workspace", 0,
+				"bind a project directory instead",
+				"%s shows the home directory %s at %s (another mount of it), "
+				"with its dotfiles and credential stores",
+				b->src, c->home, alias);
 	}
 	if (c->ha->n == 64)
-		return kj_fail(c->err, "mask", E2BIG, "report it: the host has unusually many mounts",
+		return kj_fail(c->err, "mask", E2BIG,
+			       "report it: the host has unusually many mounts",
 			       "more than 64 other mounts of the home directory %s", c->home);
 	if (!(p = strdup(alias)) || !(v = realloc(c->ha->paths, (c->ha->n + 1) * sizeof(*v)))) {
 		free(p);

@@ -92,12 +92,13 @@ int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what, 
 				"create mount point %s: it would be made on the host, in the workspace or a --rw grant",
 				dest);
 		if (rc)
-			return kj_fail(err, part, -rc,
-				       rc != -EROFS ? NULL
-				       : what[0] == '/'
-					       ? "give a --root that has it: a root file system has /proc, /dev, /sys, /tmp and /run"
-					       : "choose a DEST that exists in the root, or one under /tmp or /run",
-				       "create mount point %s", dest);
+			return kj_fail(
+				err, part, -rc,
+				rc != -EROFS ? NULL
+				: what[0] == '/'
+					? "give a --root that has it: a root file system has /proc, /dev, /sys, /tmp and /run"
+					: "choose a DEST that exists in the root, or one under /tmp or /run",
+				"create mount point %s", dest);
 		fd = path_open_in_root(rootfd, dest, 0);
 	}
 	return fd < 0 ? kj_fail(err, part, -fd, NULL, "open %s", dest) : fd;
@@ -275,7 +276,8 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 	if (early) {
 		STEP(binds_mount(rootfd, cfg, bind_fds, err), "mount: workspace and grants");
 		STEP(git_protect(rootfd, cfg->workspace.dest, err), "mount: git protection");
-		STEP(masks_mount(rootfd, cfg, homes, err), "mount: credential and host-secret masks");
+		STEP(masks_mount(rootfd, cfg, homes, err),
+		     "mount: credential and host-secret masks");
 	}
 	/* The fresh /sys shows the mounting task's network namespace, so
 	 * from here on the sandbox's own must be there; so must the host's
@@ -287,7 +289,8 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 	if (!early) {
 		STEP(binds_mount(rootfd, cfg, bind_fds, err), "mount: workspace and grants");
 		STEP(git_protect(rootfd, cfg->workspace.dest, err), "mount: git protection");
-		STEP(masks_mount(rootfd, cfg, homes, err), "mount: credential and host-secret masks");
+		STEP(masks_mount(rootfd, cfg, homes, err),
+		     "mount: credential and host-secret masks");
 	}
 	STEP(host_sockets_mask(rootfd, net->sockets, err), "mount: host socket masks");
 	STEP(pseudofs_mask(rootfd, pseudo, err), "mount: host pseudo file systems hidden");

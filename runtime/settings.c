@@ -155,14 +155,17 @@ static int settle_proxy_options(struct kj_config *cfg, const struct kj_sources *
 			const char *nfrom = settings_origin(src, "net");
 			/* A flag is its own source; a file line is named. */
 			bool fflag = !from || from[0] == '-', nflag = nfrom && nfrom[0] == '-';
-			return kj_fail(err, "option", 0, "add --net proxy",
-				       "--%s%s%s%s applies only to --net proxy (the network is %s%s%s%s)",
-				       only_proxy[i], fflag ? "" : " (", fflag ? "" : from,
-				       fflag ? "" : ")",
-				       cfg->net == KJ_NET_HOST ? "the host's, unfiltered"
-							       : "none at all",
-				       nflag ? "" : ", from ", nflag ? "" : nfrom ? nfrom : "the default",
-				       "");
+			return kj_fail(
+				err, "option", 0, "add --net proxy",
+				"--%s%s%s%s applies only to --net proxy (the network is %s%s%s%s)",
+				only_proxy[i], fflag ? "" : " (", fflag ? "" : from,
+				fflag ? "" : ")",
+				cfg->net == KJ_NET_HOST ? "the host's, unfiltered" : "none at all",
+				nflag ? "" : ", from ",
+				nflag   ? ""
+				: nfrom ? nfrom
+					: "the default",
+				"");
 		}
 	}
 	cfg->nallow_host = cfg->ndeny_host = 0;

@@ -83,7 +83,10 @@ static long s_inet6_tcp(void) { return try_socket(AF_INET6, SOCK_STREAM, 0); }
  * which neither policy gives (EAFNOSUPPORT; strict's EPERM is checked
  * in the default run). */
 static long s_inet_packet(void) { return try_socket(AF_INET, 10 /* SOCK_PACKET */, 0); }
-static long s_inet_packet_all(void) { return try_socket(AF_INET, 10, 0x300 /* htons(ETH_P_ALL) */); }
+static long s_inet_packet_all(void)
+{
+	return try_socket(AF_INET, 10, 0x300 /* htons(ETH_P_ALL) */);
+}
 static long s_inet_packet_fl(void) { return try_socket(AF_INET, 10 | SOCK_CLOEXEC, 0); }
 static long s_mptcp(void) { return try_socket(AF_INET, SOCK_STREAM, 262 /* IPPROTO_MPTCP */); }
 static long s_mptcp6(void) { return try_socket(AF_INET6, SOCK_STREAM, 262); }
