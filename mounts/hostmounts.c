@@ -74,22 +74,22 @@ int hostmounts_read(struct hostmounts *hm, struct kj_err *err)
 	if (!f)
 		return kj_fail(err, "mask", errno, "mount /proc", "list the host's mounts");
 	while (!rc && getline(&line, &cap, f) > 0) {
-		struct hostmount m = {0}, *v;
+		struct hostmount m = {0};
 		line[strcspn(line, "\n")] = '\0';
 		if (!parse(line, &m))
 			continue;
-		if (!m.root || !m.mp || !m.type) {
-			free(m.root), free(m.mp), free(m.type);
-			rc = kj_fail(err, "mask", ENOMEM, NULL, "list the host's mounts");
-		} else if (hm->n == hm->cap &&
-			   !(v = reallocarray(hm->v, hm->cap ? 2 * hm->cap : 64, sizeof(*v)))) {
+		if (m.root && m.mp && m.type && hm->n == hm->cap) {
+			size_t more = hm->cap ? 2 * hm->cap : 64;
+			struct hostmount *v = reallocarray(hm->v, more, sizeof(*v));
+			if (v) {
+				hm->v = v;
+				hm->cap = more;
+			}
+		}
+		if (!m.root || !m.mp || !m.type || hm->n == hm->cap) {
 			free(m.root), free(m.mp), free(m.type);
 			rc = kj_fail(err, "mask", ENOMEM, NULL, "list the host's mounts");
 		} else {
-			if (hm->n == hm->cap) {
-				hm->v = v;
-				hm->cap = hm->cap ? 2 * hm->cap : 64;
-			}
 			hm->v[hm->n++] = m;
 		}
 	}
