@@ -181,14 +181,18 @@ fi
 # A host with thousands of mounts (container hosts) still runs: the
 # mount table has no cap (one of 4096 refused every run). The mounts are
 # made in a mount namespace of the test's own.
-who=()
-[ "$KJ_AS" = user ] && who=(setpriv --reuid="$KJ_USER" --regid="$(id -g "$KJ_USER")" --clear-groups -- env HOME=/nonexistent)
-mkdir -p "$T/many"
-# shellcheck disable=SC2016
-out=$(unshare -m --propagation private -- sh -c '
-	for i in $(seq 4200); do mkdir -p "$1/$i" && mount -t tmpfs -o size=4k none "$1/$i" || exit 99; done
-	shift; exec "$@"' sh "$T/many" "${who[@]}" "$KJAIL" exec $KJ_EXEC_ARGS --quiet -- echo ran 2>&1 </dev/null)
-is "$?:$out" "0:ran" many_host_mounts_still_run
+if [ -n "${KJ_EMULATED:-}" ]; then
+	skip many_host_mounts_still_run "4200 mounts take minutes under emulation (the VM); the host suite runs it"
+else
+	who=()
+	[ "$KJ_AS" = user ] && who=(setpriv --reuid="$KJ_USER" --regid="$(id -g "$KJ_USER")" --clear-groups -- env HOME=/nonexistent)
+	mkdir -p "$T/many"
+	# shellcheck disable=SC2016
+	out=$(unshare -m --propagation private -- sh -c '
+		for i in $(seq 4200); do mkdir -p "$1/$i" && mount -t tmpfs -o size=4k none "$1/$i" || exit 99; done
+		shift; exec "$@"' sh "$T/many" "${who[@]}" "$KJAIL" exec $KJ_EXEC_ARGS --quiet -- echo ran 2>&1 </dev/null)
+	is "$?:$out" "0:ran" many_host_mounts_still_run
+fi
 # A --mask through a link in the workspace is refused as a --ro or --rw
 # path through one is: an earlier run could have swapped it for a link to
 # a decoy (it aborted the run with a bare "Not a directory" before).
