@@ -125,7 +125,7 @@ int netns_start(struct netns_job *job, const struct kj_config *cfg, struct host_
 /* By the time the main thread asks for the namespace it has nothing else
  * to do, and a vCPU left idle is slow to wake: on the 2-vCPU VM of
  * README's figures (halt polling off) a sleeping join cost ~0.1 ms a run
- * against waiting awake (paired A/B, 3 x 400 rounds: -0.09, -0.10, -0.12
+ * against waiting awake (paired A/B, 3 x 400 rounds: -0.11, -0.10, -0.09
  * ms). So the main thread waits awake, yielding, for up to NETNS_SPIN_NS,
  * and only then sleeps in pthread_join. sched_yield lets anything
  * runnable on this CPU (the thread itself, the kernel's cleanup of the
