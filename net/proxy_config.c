@@ -66,6 +66,7 @@ static int check_log_file(struct kj_config *cfg, struct kj_err *err)
 {
 	char buf[PATH_MAX];
 	struct stat st;
+	const char *root;
 	char *canon;
 	int rc;
 
@@ -92,6 +93,17 @@ static int check_log_file(struct kj_config *cfg, struct kj_err *err)
 				       "--net-log %s belongs to uid %u, not to you", cfg->net_log,
 				       (unsigned)st.st_uid);
 	}
+	/* The log is the record of what COMMAND reached: in the workspace or
+	 * a --rw grant, COMMAND could erase or rewrite it (rm net.log, then a
+	 * forged net.log: the proxy's lines went to the unlinked file, and
+	 * the end-of-run summary pointed at the forgery). */
+	if ((root = config_writable_root(cfg, buf)))
+		return kj_fail(err, "net", 0,
+			       "give a path outside the workspace and every --rw grant",
+			       "--net-log %s is inside %s%s, which the sandbox can write (it could "
+			       "erase or forge the log's lines)",
+			       cfg->net_log,
+			       root == cfg->workspace.src ? "the workspace " : "--rw ", root);
 	if (!(canon = strdup(buf)))
 		return kj_fail(err, "net", ENOMEM, NULL, "--net-log");
 	cfg->net_log = canon;

@@ -89,7 +89,11 @@ read -r HTTP TLS SILENT SIX FULL <"$T/ports"
 # Every name the tests use points at the host's loopback.
 printf '127.0.0.1 web.test tls.test rebind.test a.example.test a.b.example.test example.test example.test.evil xn--bcher-kva.example.test a.xn--p1ai.example.test\n' >"$T/hosts"
 chmod 0644 "$T/hosts"
-LOG=$WS/net.log
+# The log lies outside the workspace: the sandbox could rewrite it there
+# (refused, net_log_in_workspace_refused below).
+mkdir -p "$T/logs"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/logs"
+LOG=$T/logs/net.log
 # The usual allow-list: names by name, their address by an explicit rule.
 P=(--net proxy --net-hosts "$T/hosts" --net-log "$LOG")
 WEB=(--allow-host "web.test:$HTTP" --allow-host "127.0.0.1:$HTTP")
@@ -610,21 +614,21 @@ like "$rc $err" "^125 kjail: net: --net-log .*fifo.log is not a regular file" ne
 if command -v strace >/dev/null; then
 	mkdir -p "$T/swap"
 	[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/swap"
-	: >"$WS/swap.log"
-	[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/swap.log"
+	: >"$T/swap/swap.log"
+	[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/swap/swap.log"
 	# shellcheck disable=SC2086 # KJ_EXEC_ARGS is meant to split
-	as_caller timeout -s KILL 10 strace -qq -o "$T/swap/trace" -P "$WS/swap.log" -e trace=openat2 \
+	as_caller timeout -s KILL 10 strace -qq -o "$T/swap/trace" -P "$T/swap/swap.log" -e trace=openat2 \
 		-e inject=openat2:delay_enter=2000000 "$KJAIL" exec $KJ_EXEC_ARGS --net proxy \
-		--net-log "$WS/swap.log" -- true >/dev/null 2>"$T/swap/err" </dev/null &
+		--net-log "$T/swap/swap.log" -- true >/dev/null 2>"$T/swap/err" </dev/null &
 	bg=$!
 	if settles 5 grep -q openat2 "$T/swap/trace"; then
-		rm "$WS/swap.log" && mkfifo "$WS/swap.log"
-		[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/swap.log"
+		rm "$T/swap/swap.log" && mkfifo "$T/swap/swap.log"
+		[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/swap/swap.log"
 	fi
 	wait $bg
 	rc=$?
 	# An old kjail still blocked in that open gets a reader, and ends.
-	[ -p "$WS/swap.log" ] && exec 9<>"$WS/swap.log" && exec 9<&-
+	[ -p "$T/swap/swap.log" ] && exec 9<>"$T/swap/swap.log" && exec 9<&-
 	like "$rc $(cat "$T/swap/err")" "^125 kjail: net: --net-log .*swap.log is not a regular file" \
 		net_log_swapped_for_fifo_refused_at_once
 else
@@ -674,19 +678,32 @@ kj exec --net proxy --net-log ./logs/net.log -- true
 like "$rc $err" "^125 kjail: net: --net-log ./logs/net.log: $WS/logs is a symlink inside $WS, which the sandbox can write" net_log_through_planted_link_refused
 ok net_log_through_planted_link_creates_nothing test ! -e "$T/x/target/net.log"
 rm -f "$WS/logs"
+# The log is the record of what COMMAND reached: in the workspace or a
+# --rw grant COMMAND could erase or forge it (rm net.log, then a forged
+# net.log: the proxy's lines went to the unlinked file, and the summary
+# pointed at the forgery). Refused, and nothing is created.
+kj exec --net proxy --net-log net.log -- true
+like "$rc $err" "^125 kjail: net: --net-log net.log is inside the workspace $WS, which the sandbox can write" \
+	net_log_in_workspace_refused
+ok net_log_in_workspace_creates_nothing test ! -e "$WS/net.log"
+mkdir -p "$T/rwlog"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/rwlog"
+kj exec --net proxy --rw "$T/rwlog" --net-log "$T/rwlog/net.log" -- true
+like "$rc $err" "^125 kjail: net: --net-log .*/net.log is inside --rw $T/rwlog, which the sandbox can write" \
+	net_log_in_write_grant_refused
 # A link outside what the sandbox can write is the caller's own, and kept.
-mkdir -p "$WS/realdir"
-[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/realdir"
-ln -s "$WS/realdir" "$T/outlink"
+mkdir -p "$T/realdir"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/realdir"
+ln -s "$T/realdir" "$T/outlink"
 kj exec --net proxy --net-log "$T/outlink/net.log" -- true
 is "$rc $err" "0 " net_log_through_callers_link_accepted
-ok net_log_through_callers_link_written test -f "$WS/realdir/net.log"
+ok net_log_through_callers_link_written test -f "$T/realdir/net.log"
 # A run whose setup fails ran nothing: the log file it made is removed,
 # one that was there is kept (bad input changes nothing on the host).
-kj exec --net proxy --net-log "$WS/realdir/new.log" --cwd /nonexistent -- true
+kj exec --net proxy --net-log "$T/realdir/new.log" --cwd /nonexistent -- true
 is "$rc" 125 net_log_setup_failure_exits_125
-ok net_log_made_by_failed_setup_removed test ! -e "$WS/realdir/new.log"
-kj exec --net proxy --net-log "$WS/realdir/net.log" --cwd /nonexistent -- true
-ok net_log_there_before_failed_setup_kept test -f "$WS/realdir/net.log"
+ok net_log_made_by_failed_setup_removed test ! -e "$T/realdir/new.log"
+kj exec --net proxy --net-log "$T/realdir/net.log" --cwd /nonexistent -- true
+ok net_log_there_before_failed_setup_kept test -f "$T/realdir/net.log"
 
 done_testing
