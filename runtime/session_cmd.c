@@ -51,22 +51,47 @@ static int listen_socket(const char *name, struct kj_err *err)
 	return fd;
 }
 
-/* Close every fd above 2 but keep_a and keep_b (both above 2). */
-static void close_fds_but(int keep_a, int keep_b)
+/* Close every fd above 2 but the three in keep (all above 2, distinct). */
+static void close_fds_but(int keep[3])
 {
-	int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+	unsigned next = 3;
 
-	if (lo > 3)
-		syscall(SYS_close_range, 3, (unsigned)lo - 1, 0);
-	if (hi > lo + 1)
-		syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0);
-	syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0);
+	for (int i = 0; i < 3; i++) /* sort the three */
+		for (int j = i + 1; j < 3; j++)
+			if (keep[j] < keep[i]) {
+				int t = keep[i];
+				keep[i] = keep[j];
+				keep[j] = t;
+			}
+	for (int i = 0; i < 3; i++) {
+		if ((unsigned)keep[i] > next)
+			syscall(SYS_close_range, next, (unsigned)keep[i] - 1, 0);
+		next = (unsigned)keep[i] + 1;
+	}
+	syscall(SYS_close_range, next, ~0U, 0);
+}
+
+static int create_failed(const char *name, int lock, const char *lockpath, int rc);
+
+/* The create this supervisor reports to is gone (kill -9 of kjail create
+ * or of exec --create before "ready"): its caller got 137, not a
+ * session, so none may outlive it (a supervisor and init nobody asked
+ * for, or after a failed setup a socket and lock file). Cleaned up as
+ * that create would have: the name's lock is still held (the
+ * supervisor's copy), so no other create, rm or gc is in between. */
+static void create_abandoned(const char *name, int lock)
+{
+	char lockpath[512];
+	struct kj_err ignored;
+
+	if (session_path(lockpath, sizeof(lockpath), name, "lock", &ignored) == 0)
+		(void)create_failed(name, lock, lockpath, 0);
 }
 
 /* The supervisor: builds the sandbox, says "ready" (or why not) on the
  * pipe, then waits for the session to end and frees what it held. */
-__attribute__((noreturn)) static void supervise_session(const struct kj_config *cfg,
-							const char *name, int listenfd, int ready)
+__attribute__((noreturn)) static void
+supervise_session(const struct kj_config *cfg, const char *name, int listenfd, int ready, int lock)
 {
 	struct sandbox sb;
 	struct session_record rec = {0};
@@ -88,10 +113,16 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	 * a pipe's write end for the session's whole life (`kjail create
 	 * 5>&1 | cat` never saw EOF), and any file, socket or lock of the
 	 * caller's with it. Only the listening socket and the ready pipe
-	 * stay; sandbox_start opens what else it needs after this. */
-	close_fds_but(listenfd, ready);
+	 * stay, and the name's lock: create's, held here too (a shared
+	 * open file) until "ready", so that if create dies first no other
+	 * create, rm or gc of the name comes between (the sandbox's init and
+	 * the proxy close it). sandbox_start opens what else it needs after
+	 * this. */
+	close_fds_but((int[3]){listenfd, ready, lock});
 	if (sandbox_start(&sb, cfg, listenfd, &err)) {
-		(void)!write(ready, &err, sizeof(err)); /* create cleans up */
+		/* create cleans up, or, gone, cannot */
+		if (write(ready, &err, sizeof(err)) != (ssize_t)sizeof(err))
+			create_abandoned(name, lock);
 		_exit(KJ_EXIT_SETUP);
 	}
 	close(listenfd);
@@ -110,12 +141,26 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	rec.output_limited = cfg->output_limited;
 	rec.config_id = config_fingerprint(cfg);
 	if (session_record_write(&rec, &err)) {
-		(void)!write(ready, &err, sizeof(err));
+		bool told = write(ready, &err, sizeof(err)) == (ssize_t)sizeof(err);
+		sandbox_kill(&sb);
+		(void)waitid(P_PIDFD, (id_t)sb.pidfd, &si, WEXITED);
 		sandbox_release(&sb);
+		if (!told)
+			create_abandoned(name, lock);
 		_exit(KJ_EXIT_SETUP);
 	}
-	(void)!write(ready, "", 1);
+	/* EPIPE (SIGPIPE is blocked): the create died before it learnt of
+	 * the session. Nothing ran in it yet: the sandbox goes (its proxy,
+	 * a --net-log file still empty, its cgroup with it), and the name. */
+	if (write(ready, "", 1) != 1) {
+		sandbox_kill(&sb);
+		(void)waitid(P_PIDFD, (id_t)sb.pidfd, &si, WEXITED);
+		sandbox_release(&sb);
+		create_abandoned(name, lock);
+		_exit(KJ_EXIT_SETUP);
+	}
 	close(ready);
+	close(lock);
 	/* kill (TERM/INT/HUP) of the supervisor stops the session cleanly. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
@@ -300,10 +345,10 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	}
 	if (pid == 0) {
 		close(ready[0]);
-		close(lock);
-		/* A grandchild, so the supervisor is nobody's zombie. */
+		/* A grandchild, so the supervisor is nobody's zombie. It
+		 * keeps the lock's fd (see supervise_session). */
 		if (fork() == 0)
-			supervise_session(cfg, name, listenfd, ready[1]);
+			supervise_session(cfg, name, listenfd, ready[1], lock);
 		_exit(0);
 	}
 	close(ready[1]);

@@ -10,7 +10,7 @@ holder=
 filler=
 full_init=
 cleanup_sessions() {
-	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail" "$S-dead" "$S-full"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
+	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail" "$S-dead" "$S-full" "$S-gone" "$S-gonefail"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
 	[ -n "$holder" ] && kill "$holder" 2>/dev/null
 	[ -n "$filler" ] && kill "$filler" 2>/dev/null
 	[ -n "$full_init" ] && kill -CONT "$full_init" 2>/dev/null
@@ -209,6 +209,62 @@ else
 	left=$(printf '%s\n' "$left" | sed 1d)
 fi
 is "$rc:$left" "125:" failed_create_leaves_no_state_directory
+
+# A create killed (kill -9) before its supervisor said "ready" got 137,
+# not a session, so nothing of it may stay: the session ran on (a
+# supervisor and an init nobody asked for, until its idle timeout), and
+# when its setup then failed, its socket and lock file stayed. strace
+# holds the supervisor in its first system call (setsid) while the create
+# is killed. held_create NAME ARGS...: sets $client and $sup.
+held_create() {
+	local name=$1 p ppid comm
+	shift
+	client= sup=
+	as_caller strace -f -qq -o /dev/null -e trace=setsid -e inject=setsid:delay_enter=3000000 \
+		"$KJAIL" create "$@" "$name" </dev/null >/dev/null 2>&1 &
+	# The create's kjail is strace's child; the supervisor, its grandchild,
+	# is nobody's child of theirs once its parent (the fork between) exits.
+	both_up() {
+		client= sup=
+		for p in $(pgrep -f -- "^$KJAIL create .*$name\$"); do
+			read -r _ comm _ ppid _ <"/proc/$p/stat" 2>/dev/null || continue
+			comm=$(cat "/proc/$ppid/comm" 2>/dev/null)
+			if [ "$comm" = strace ]; then client=$p; else sup=$p; fi
+		done
+		[ -n "$client" ] && [ -n "$sup" ] && [ "$(awk '{print $4}' "/proc/$sup/stat" 2>/dev/null)" != "$client" ]
+	}
+	settles 20 both_up
+}
+abandoned_leaves_nothing() { # NAME WHAT
+	gone_name=$1 # global: ok's own local $name would shadow a local here
+	gone() {
+		! kill -0 "$sup" 2>/dev/null &&
+			[ "$(ls -A "$sdir" 2>/dev/null | grep -c "^$gone_name\.")" = 0 ]
+	}
+	settles 30 gone
+	ok "$2 ($(ls -A "$sdir" 2>/dev/null | grep "^$gone_name\." | tr '\n' ' '))" gone
+}
+if command -v strace >/dev/null; then
+	# shellcheck disable=SC2086
+	held_create "$S-gone" $CREATE_ARGS
+	ok "killed_create_supervisor_held ($client $sup)" test -n "$client" -a -n "$sup"
+	kill -9 "$client"
+	abandoned_leaves_nothing "$S-gone" killed_create_leaves_no_session
+	kill -9 "$sup" 2>/dev/null
+	kj ls
+	unlike "$out" "^$S-gone " killed_create_is_not_listed
+	# The same, when the supervisor's setup then fails (a workspace DEST
+	# that cannot be made in the read-only root).
+	# shellcheck disable=SC2086
+	held_create "$S-gonefail" $CREATE_ARGS --workspace "$WS:/nonexistent-kj/dest"
+	ok "killed_failing_create_supervisor_held ($client $sup)" test -n "$client" -a -n "$sup"
+	kill -9 "$client"
+	abandoned_leaves_nothing "$S-gonefail" killed_failing_create_leaves_no_socket_or_lock
+	kill -9 "$sup" 2>/dev/null
+	wait
+else
+	skip killed_create_leaves_no_session "no strace"
+fi
 
 # Flags of kjail exec that a create cannot honour are refused, not dropped.
 # shellcheck disable=SC2086
