@@ -6,8 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -181,6 +186,7 @@ int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct k
 	memset(io, 0, sizeof(*io));
 	io->master = -1;
 	io->term_fd = -1;
+	io->guard = -1;
 	io->limited = cfg->output_limited;
 	io->limit = cfg->output_limit;
 	for (int i = 0; i < 3; i++) {
@@ -251,6 +257,69 @@ void stdio_pty_inherit(const struct stdio_plan *io, int slave)
 		(void)ioctl(slave, TIOCSWINSZ, &ws);
 }
 
+/* kill -9 of kjail left the caller's terminal raw (no echo, no ^C: the
+ * shell after it unusable until `stty sane`). A guardian process holds
+ * the terminal and the settings to put back, and puts them back when
+ * its socket from kjail ends without kjail's "restored" byte: kjail died
+ * without restoring them. Not kjail's child (a grandchild: kjail's one
+ * child is the sandbox's init), and stdio_restore waits for its end. */
+static void guard_start(struct stdio_plan *io)
+{
+	int sp[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+		return; /* no guardian: as before, restored by kjail alone */
+	pid = fork();
+	if (pid == 0) {
+		if (fork() != 0)
+			_exit(0);
+		sigset_t all;
+		char c;
+		ssize_t n;
+		/* Every signal blocked: SIGTTOU too, so the settings go back
+		 * also once the caller's shell has the terminal again. */
+		sigfillset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		/* Holds nothing else of kjail's or the caller's: not the
+		 * caller's pipes (their readers must see EOF when kjail ends),
+		 * not the pty master. */
+		int t = fcntl(io->term_fd, F_DUPFD, 3), g = fcntl(sp[1], F_DUPFD, 3);
+		if (t < 0 || g < 0 || dup2(g, 0) < 0 || dup2(t, 1) < 0)
+			_exit(1);
+		syscall(SYS_close_range, 2, ~0U, 0);
+		(void)prctl(PR_SET_NAME, "kjail-tty");
+		(void)!chdir("/");
+		while ((n = read(0, &c, 1)) < 0 && errno == EINTR)
+			;
+		if (n == 0)
+			(void)tcsetattr(1, TCSANOW, &io->saved);
+		_exit(0);
+	}
+	close(sp[1]);
+	if (pid < 0) {
+		close(sp[0]);
+		return;
+	}
+	(void)waitpid(pid, NULL, 0);
+	io->guard = sp[0];
+}
+
+/* kjail restored the terminal: the guardian ends without touching it,
+ * and is gone when this returns (waited for at most a second). */
+static void guard_stop(struct stdio_plan *io)
+{
+	struct pollfd pfd = {.fd = io->guard, .events = POLLIN};
+	char c;
+
+	if (io->guard < 0)
+		return;
+	if (write(io->guard, "r", 1) == 1 && poll(&pfd, 1, 1000) == 1)
+		(void)!read(io->guard, &c, 1); /* end of file: it exited */
+	close(io->guard);
+	io->guard = -1;
+}
+
 int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err)
 {
 	struct kj_config none = {0},
@@ -263,9 +332,12 @@ int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err)
 		/* The caller's own terminal goes raw so every key reaches the
 		 * sandbox's (which already has the caller's settings). */
 		cfmakeraw(&raw);
-		if (tcsetattr(io->term_fd, TCSADRAIN, &raw) < 0)
+		guard_start(io);
+		if (tcsetattr(io->term_fd, TCSADRAIN, &raw) < 0) {
+			guard_stop(io);
 			return kj_fail(err, "tty", errno, "use --no-tty",
 				       "set the terminal to raw mode");
+		}
 		io->raw = true;
 	}
 	stdio_resize(io);
@@ -289,6 +361,7 @@ void stdio_restore(struct stdio_plan *io)
 		 * blocked) for a terminal stopped by ^S to drain. */
 		(void)tcsetattr(io->term_fd, TCSANOW, &io->saved);
 		io->raw = false;
+		guard_stop(io);
 	}
 }
 

@@ -42,6 +42,7 @@ struct stdio_plan {
 	int term_fd; /* the caller's terminal (for raw mode and size) */
 	bool raw;
 	struct termios saved;
+	int guard;    /* to the terminal's guardian while raw (stdio.c), or -1 */
 	bool limited; /* --output-limit, for the pty's relay too */
 	uint64_t limit;
 	const char *abandoned_when; /* "when the timeout expired"... */

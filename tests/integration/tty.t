@@ -233,6 +233,19 @@ stty_restored caller_terminal_settings_restored_after_command_not_found \
 stty_restored caller_terminal_settings_restored_after_command_killed \
 	"-- sh -c 'kill -9 \$\$'"
 
+# kill -9 of kjail, which cannot restore anything itself, left the
+# caller's terminal raw (no echo, no ^C). Its guardian puts the settings
+# back: polled for, a bounded while, once kjail is dead. The guardian is
+# no child of kjail's (kjail's one child is the sandbox's init).
+onpty --timeout 60 -- 'b=$(stty -g); echo "BEFORE=$b"; '"$KJC"' -- sleep 30 <&0 & k=$!
+	for i in $(seq 400); do [ "$(stty -g)" != "$b" ] && break; sleep 0.05; done
+	echo "RAW=$([ "$(stty -g)" != "$b" ] && echo yes) KIDS=$(cat /proc/$k/task/$k/children | wc -w)"
+	kill -9 $k; wait $k
+	for i in $(seq 200); do [ "$(stty -g)" = "$b" ] && break; sleep 0.05; done
+	echo "AFTER=$(stty -g)"'
+is "$(line_of RAW=)" "yes KIDS=1" "kjail_made_the_terminal_raw_and_has_one_child ($out)"
+is "$(line_of AFTER=)" "$(line_of BEFORE=)" caller_terminal_settings_restored_after_kill_9_of_kjail
+
 # The sandbox's terminal starts with the caller's settings.
 onpty -- 'stty -echo intr ^X; echo "OUTER=$(stty -g)"; '"$KJC"' -- sh -c '\''echo "INNER=$(stty -g)"'\'
 is "$(line_of INNER=)" "$(line_of OUTER=)" sandbox_terminal_starts_with_caller_settings
