@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <poll.h>
 #include <pthread.h>
@@ -41,6 +42,7 @@ struct kj_proxy {
 	bool log_created; /* this run made the --net-log file ... */
 	dev_t log_dev;    /* ... this one */
 	ino_t log_ino;
+	int log_unnamed, log_dir; /* not linked in yet (proxy_commit_log), or -1 */
 };
 
 struct job {
@@ -362,20 +364,61 @@ static int log_open(const char *path, int create)
 	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 }
 
-static int open_log(const struct kj_config *cfg, int *out, bool *created, struct kj_err *err)
+/* A missing log is made unnamed (O_TMPFILE) in its directory, and linked
+ * in under its name once COMMAND has started (proxy_commit_log): kill -9
+ * of kjail during the setup left an empty log of a run that never ran
+ * (a setup that fails removes it, proxy_stop; a dead kjail cannot). The
+ * fd, or -1 with errno (EOPNOTSUPP and the like: a file system without
+ * O_TMPFILE, made named as before); *dir the directory's O_PATH fd. */
+static int log_open_unnamed(const char *path, int *dir)
+{
+	const char *slash = strrchr(path, '/');
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	char d[PATH_MAX];
+	int fd;
+
+	*dir = -1;
+	if (!slash || snprintf(d, sizeof(d), "%.*s", slash == path ? 1 : (int)(slash - path),
+			       path) >= (int)sizeof(d)) {
+		errno = EINVAL;
+		return -1;
+	}
+	*dir = (int)syscall(SYS_openat2, AT_FDCWD, d, &how, sizeof(how));
+	if (*dir < 0)
+		return -1;
+	fd = openat(*dir, ".", O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = errno;
+		close(*dir);
+		*dir = -1;
+		errno = e;
+	}
+	return fd;
+}
+
+static int open_log(const struct kj_config *cfg, int *out, bool *created, int *dir,
+		    struct kj_err *err)
 {
 	struct stat st;
 	int fd;
 
 	*out = -1;
 	*created = false;
+	*dir = -1;
 	if (!cfg->net_log)
 		return 0;
 	/* Made here only if missing, and then known to be kjail's: a run
 	 * whose setup fails removes it again (proxy_stop). */
 	fd = log_open(cfg->net_log, 0);
-	if (fd < 0 && errno == ENOENT && (fd = log_open(cfg->net_log, O_CREAT | O_EXCL)) >= 0)
-		*created = true;
+	if (fd < 0 && errno == ENOENT) {
+		/* Unnamed if it can be; else (no O_TMPFILE on this file
+		 * system, or any other failure, which the named open then
+		 * reports) named at once, as before. */
+		if ((fd = log_open_unnamed(cfg->net_log, dir)) < 0)
+			fd = log_open(cfg->net_log, O_CREAT | O_EXCL);
+		*created = fd >= 0;
+	}
 	/* ENXIO: a fifo no one reads (or a socket) took the file's place. */
 	if (fd < 0 && errno == ENXIO)
 		return kj_fail(err, "net", 0, "give a regular file of your own",
@@ -386,7 +429,7 @@ static int open_log(const struct kj_config *cfg, int *out, bool *created, struct
 	/* A hard link to someone else's file, or a fifo or device someone
 	 * reads: the proxy's log lines would go there. */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != cfg->caller_uid ||
-	    st.st_nlink != 1) {
+	    st.st_nlink != (*dir >= 0 ? 0 : 1) /* unnamed yet: no link */) {
 		close(fd);
 		return kj_fail(err, "net", 0, "give a regular file of your own",
 			       "--net-log %s is not a regular file owned by you", cfg->net_log);
@@ -406,6 +449,8 @@ static void ctx_free(struct proxy_ctx *px)
 	free((void *)px->hosts);
 	if (px->log_fd >= 0)
 		close(px->log_fd);
+	if (px->log_dir >= 0)
+		close(px->log_dir);
 	if (px->stats && px->stats != MAP_FAILED)
 		munmap(px->stats, sizeof(*px->stats));
 	free(px);
@@ -425,6 +470,7 @@ static int ctx_make(const struct kj_config *cfg, struct proxy_ctx **out, struct 
 	if (!px)
 		return kj_fail(err, "net", ENOMEM, NULL, "start the proxy");
 	px->log_fd = -1;
+	px->log_dir = -1;
 	for (int i = 0; i < PROXY_MAX_CONNS; i++)
 		px->clients[i] = -1;
 	pthread_mutex_init(&px->lock, NULL);
@@ -439,7 +485,7 @@ static int ctx_make(const struct kj_config *cfg, struct proxy_ctx **out, struct 
 		rc = proxy_hosts_load(cfg->net_hosts, &hosts, &px->nhosts, err);
 	px->hosts = hosts;
 	if (!rc)
-		rc = open_log(cfg, &px->log_fd, &px->log_created, err);
+		rc = open_log(cfg, &px->log_fd, &px->log_created, &px->log_dir, err);
 	if (!rc) {
 		px->stats = mmap(NULL, sizeof(*px->stats), PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -505,6 +551,13 @@ int proxy_start(const struct kj_config *cfg, struct kj_proxy **proxy, int *relay
 		p->log_dev = st.st_dev;
 		p->log_ino = st.st_ino;
 	}
+	/* Unnamed yet: kjail keeps it, and its directory, to link it in. */
+	p->log_unnamed = p->log_dir = -1;
+	if (px->log_dir >= 0) {
+		p->log_unnamed = px->log_fd;
+		p->log_dir = px->log_dir;
+		px->log_fd = px->log_dir = -1;
+	}
 	*proxy = p;
 	*relay_fd = sp[1];
 	ctx_free(px);
@@ -513,6 +566,28 @@ fail:
 	free(p);
 	ctx_free(px);
 	return rc;
+}
+
+void proxy_commit_log(struct kj_proxy *p)
+{
+	char fdpath[32];
+	const char *base;
+
+	if (!p || p->log_unnamed < 0)
+		return;
+	base = strrchr(p->log_path, '/') + 1;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", p->log_unnamed);
+	/* EEXIST: a file was put at the path during the setup; it is not
+	 * kjail's to write to (it was not checked), and the lines go unseen. */
+	if (linkat(AT_FDCWD, fdpath, p->log_dir, base, AT_SYMLINK_FOLLOW) < 0) {
+		kj_note("net: --net-log %s: could not be made (%s); this run's connections are "
+			"not logged",
+			p->log_path, strerror(errno));
+		p->log_created = false;
+	}
+	close(p->log_unnamed);
+	close(p->log_dir);
+	p->log_unnamed = p->log_dir = -1;
 }
 
 static void report(const struct kj_proxy *p)
@@ -568,6 +643,10 @@ void proxy_stop(struct kj_proxy *p, bool show)
 	}
 	if (p->pidfd >= 0)
 		close(p->pidfd);
+	if (p->log_unnamed >= 0)
+		close(p->log_unnamed); /* never linked in: gone with this close */
+	if (p->log_dir >= 0)
+		close(p->log_dir);
 	munmap(p->stats, sizeof(*p->stats));
 	free(p);
 }

@@ -27,6 +27,10 @@ struct proxy_host_entry;
 int proxy_start(const struct kj_config *cfg, struct kj_proxy **proxy, int *relay_fd,
 		struct kj_err *err);
 
+/* COMMAND started (or the session is ready): a --net-log file this run
+ * made, unnamed until now, gets its name. NULL is fine. */
+void proxy_commit_log(struct kj_proxy *proxy);
+
 /* With report (the sandbox ran and ended): wait for the proxy to finish
  * its connections (it sees the relay's end close), kill it if it does
  * not, and print the refusals on stderr. Without (setup failed, nothing

@@ -47,6 +47,7 @@ struct proxy_ctx {
 	size_t nhosts;
 	int log_fd;       /* --net-log, O_APPEND; -1: none */
 	bool log_created; /* open_log made the file (for proxy_stop) */
+	int log_dir;      /* log_fd is unnamed yet: its directory (proxy_commit_log), or -1 */
 	uint64_t idle_ms;
 	struct proxy_stats *stats;
 	pthread_mutex_t lock;         /* the shown list, clients[], the waiting list */

@@ -275,6 +275,7 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 		return -EINVAL;
 	}
 	kj_trace("command started");
+	proxy_commit_log(sb->proxy);
 	close(sb->chan[0]);
 	close(sb->netgo);
 	sb->netgo = -1;

@@ -634,6 +634,32 @@ if command -v strace >/dev/null; then
 else
 	skip net_log_swapped_for_fifo_refused_at_once "no strace"
 fi
+# kill -9 of kjail during its setup left an empty --net-log file of a run
+# that never ran (a setup that fails removes it; a killed kjail cannot).
+# It gets its name only once COMMAND has started. strace holds kjail at
+# the sandbox's clone3, after the log is open and the proxy forked.
+if command -v strace >/dev/null; then
+	# shellcheck disable=SC2086 # KJ_EXEC_ARGS is meant to split
+	as_caller timeout -s KILL 30 strace -qq -o /dev/null -e trace=clone3 \
+		-e inject=clone3:delay_enter=5000000 "$KJAIL" exec $KJ_EXEC_ARGS --net proxy \
+		--net-log "$T/swap/killed.log" -- true >/dev/null 2>&1 </dev/null &
+	bg=$!
+	kjpid=
+	proxy_up() {
+		kjpid=$(pgrep -o -f -- "^$KJAIL exec .*killed\.log") # (the proxy has its command line)
+		[ -n "$kjpid" ] || return 1
+		for c in $(cat "/proc/$kjpid/task/$kjpid/children" 2>/dev/null); do
+			[ "$(cat "/proc/$c/comm" 2>/dev/null)" = kjail-proxy ] && return 0
+		done
+		return 1
+	}
+	ok "killed_setup_held_with_proxy_up ($kjpid)" settles 20 proxy_up
+	[ -n "$kjpid" ] && kill -9 "$kjpid"
+	wait $bg
+	ok killed_setup_leaves_no_net_log test ! -e "$T/swap/killed.log"
+else
+	skip killed_setup_leaves_no_net_log "no strace"
+fi
 chmod 0666 "$T/hosts"
 kj exec --net proxy --net-hosts "$T/hosts" -- true
 like "$rc $err" "^125 kjail: net: --net-hosts .* is writable by group or others" world_writable_hosts_file_refused
