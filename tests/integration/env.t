@@ -24,6 +24,21 @@ is "$out" plain env_option_passes_variable
 kj exec --env GITHUB_TOKEN -- true
 expect_rc env_secret_refused 125
 like "$err" "kjail: env: --env GITHUB_TOKEN: the name looks like a secret \(add --allow-secret-env" env_secret_refused_message
+# Every pattern of runtime/env.c's secret test, one name each that matches
+# that pattern alone, so a pattern dropped from the list lets its name
+# through: parts anywhere in the name, suffixes, prefixes; any case.
+secret_names="XSECRETX XPASSWORDX XPASSWDX XTOKENX XCREDENTIALX XAPIKEYX XAPI_KEYX
+	XPRIVATE_KEYX XCOOKIEX X_KEY X_PASS X_PWD X_PAT AWS_X GH_X GITHUB_X SSH_X GPG_X
+	VAULT_X AZURE_X GOOGLE_APPLICATION_X DOCKER_AUTHX KUBECONFIGX NPM_TOKEN gh_lower"
+passed=
+for name in $secret_names; do
+	export "$name=v"
+	kj exec --env "$name" -- true
+	[ "$rc" = 125 ] && [[ $err == *"--env $name: the name looks like a secret"* ]] ||
+		passed="$passed $name($rc)"
+	unset "$name"
+done
+is "$passed" "" every_secret_name_pattern_refused_for_env
 kj exec --env GITHUB_TOKEN --allow-secret-env GITHUB_TOKEN -- sh -c 'echo $GITHUB_TOKEN'
 is "$out" ghp-test-2 allow_secret_env_passes
 kj exec --setenv API_TOKEN=given -- sh -c 'echo $API_TOKEN'
