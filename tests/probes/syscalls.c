@@ -152,7 +152,11 @@ static long t_perf(void) { return SC(SYS_perf_event_open, NULL, 0, -1, -1, 0); }
 static long t_uring_setup(void) { return SC(SYS_io_uring_setup, 1, NULL); }      /* EFAULT */
 static long t_uring_enter(void) { return SC(SYS_io_uring_enter, -1, 0, 0, 0, NULL, 0); }
 static long t_uring_register(void) { return SC(SYS_io_uring_register, -1, 0, NULL, 0); }
-static long t_userfaultfd(void) { return SC(SYS_userfaultfd, 0x40000000); } /* bad flags */
+/* UFFD_USER_MODE_ONLY (1) passes the kernel's own vm.unprivileged_userfaultfd
+ * check (Linux 5.11+), so the bad flag beside it reaches EINVAL: without it
+ * the kernel said EPERM by itself on a default host and the check could
+ * not fail. */
+static long t_userfaultfd(void) { return SC(SYS_userfaultfd, 1 | 0x40000000); } /* EINVAL */
 
 /* --- other processes */
 static long t_ptrace(void) { return SC(SYS_ptrace, 7 /* CONT */, 0x3fffffff, 0, 0); } /* ESRCH */
