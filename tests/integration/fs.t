@@ -19,6 +19,28 @@ ok host_submount_unchanged test ! -e "$SUB/x"
 umount "$SUB"
 rmdir "$SUB"
 
+# nosuid and nodev on every mount: the cloned host tree, /tmp, /run, the
+# workspace and the grants. (no_new_privs makes a setuid bit inert
+# anyway; a device node is not: the flags are the wall.) Only kjail's own
+# /dev, its devpts and the device nodes bound into /dev or over masked
+# files go without nodev.
+kj exec -- awk '{print $5, $6}' /proc/self/mountinfo
+is "$(printf '%s\n' "$out" | awk '$2 !~ /(^|,)nosuid(,|$)/ {print $1}')" "" every_mount_nosuid
+kj exec -- sh -c 'awk "{print \$5, \$6}" /proc/self/mountinfo | while read -r mp opts; do
+	case ",$opts," in *,nodev,*) continue ;; esac
+	[ -c "$mp" ] || [ "$mp" = /dev ] || [ "$mp" = /dev/pts ] || echo "$mp"
+done'
+is "$out" "" every_mount_but_dev_and_device_nodes_nodev
+
+# A device node on the host's disk outside /dev (a chroot's, a container
+# image's) opens nothing inside, not even for the uid that owns it.
+DEVDIR=$(mktemp -d /var/tmp/kjail-dev.XXXXXX)
+chmod 755 "$DEVDIR"
+mknod -m 666 "$DEVDIR/null" c 1 3
+kj exec -- sh -c "head -c 1 < $DEVDIR/null >/dev/null 2>&1 && echo opened || echo refused"
+is "$out" refused host_device_node_on_root_not_openable
+rm -rf "$DEVDIR"
+
 kj exec -- sh -c 'echo data > ws-file'
 is "$(stat -c %u:%g "$WS/ws-file" 2>/dev/null)" "$KJ_UID:$KJ_GID" workspace_write_visible_on_host_with_caller_ownership
 is "$(cat "$WS/ws-file" 2>/dev/null)" data workspace_write_content_on_host
