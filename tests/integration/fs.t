@@ -184,6 +184,11 @@ kj exec -- sh -c '(echo "#!/bin/sh" > .git/hooks/pre-commit) 2>&1; echo rc=$?'
 like "$out" "Read-only file system" git_hooks_read_only
 kj exec -- sh -c 'git config core.fsmonitor evil 2>&1; echo rc=$?'
 like "$out" "rc=[1-9]" git_config_read_only
+# git config itself fails on the pin alone (its rename onto a mount point
+# is EBUSY): an append in place proves the mount is read-only.
+kj exec -- sh -c '(printf "[core]\n\tfsmonitor = evil\n" >> .git/config) 2>&1; echo rc=$?'
+like "$out" "Read-only file system" git_config_append_read_only
+unlike "$(cat "$WS/.git/config")" fsmonitor git_config_unchanged_on_host
 kj exec -- sh -c 'mv .git .git-moved 2>&1; echo rc=$?'
 like "$out" "rc=1" git_dir_cannot_be_swapped
 kj exec -- sh -c 'echo hi > f && git add f && git -c user.name=t -c user.email=t@t commit -qm m && git log --oneline | wc -l'
