@@ -103,7 +103,10 @@ refused ro_directory_onto_file_refused \
 	"^kjail: ro: $T/data2 is a directory, and /etc/hostname there is a file" --ro "$T/data2:/etc/hostname"
 # A grant above the workspace or another grant does not cover them: the
 # deeper bind stays what it was asked to be, whatever the flag order.
-kj exec --ro "$T" -- sh -c "echo w >$WS/below-ro && echo ws-writable; touch $T/beside 2>/dev/null || echo parent-ro"
+# (The caller owns $T/beside: its touch fails only for the read-only grant.)
+mkdir -p "$T/beside"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/beside"
+kj exec --ro "$T" -- sh -c "echo w >$WS/below-ro && echo ws-writable; touch $T/beside/x 2>/dev/null || echo parent-ro"
 is "$rc:$out" "0:ws-writable
 parent-ro" ro_grant_above_workspace_keeps_it_writable
 kj exec --rw "$T/data2" --ro "$T" -- sh -c "echo w >$T/data2/f && echo rw-kept"
@@ -254,11 +257,16 @@ if command -v git >/dev/null; then
 	kj exec --workspace "$W" --rw "$R/.git" -- sh -c "
 		(echo evil > $R/.git/hooks/pre-commit) 2>&1
 		(git config core.hooksPath /tmp) 2>&1
+		(printf '[core]\\n\\thooksPath = /tmp\\n' >> $R/.git/config) 2>&1
 		(echo $T/elsewhere > $R/.git/worktrees/wt/commondir) 2>&1
 		(echo 'gitdir: /tmp' > .git) 2>&1
 		echo hi > f && git add f && git -c user.name=t -c user.email=t@t commit -qm m && echo committed"
 	like "$out" "pre-commit: Read-only file system" worktree_common_hooks_read_only
 	like "$out" "could not (lock|write) config file|Read-only file system" worktree_common_config_read_only
+	# git config fails on the pin alone (EBUSY renaming its lock file onto
+	# the mount point): the append in place proves the mount read-only.
+	like "$out" "config: Read-only file system" worktree_common_config_append_read_only
+	unlike "$(cat "$R/.git/config")" hooksPath worktree_common_config_unchanged_on_host
 	like "$out" "commondir: Read-only file system" worktree_commondir_file_read_only
 	like "$out" "committed" worktree_commit_still_works
 	ok worktree_no_hook_planted_on_host test ! -e "$R/.git/hooks/pre-commit"
