@@ -273,6 +273,14 @@ if command -v git >/dev/null; then
 	is "$(cat "$R/.git/worktrees/wt/commondir")" "../.." worktree_commondir_unchanged_on_host
 	kj exec --workspace "$W" --rw "$R/.git" -- sh -c "mv $R/.git/worktrees/wt $R/.git/worktrees/moved 2>&1; echo rc=\$?"
 	like "$out" "rc=[1-9]" worktree_gitdir_cannot_be_swapped
+	# The main worktree's config.worktree (git reads it there with
+	# extensions.worktreeConfig) is pinned read-only too when present.
+	: > "$R/.git/config.worktree"
+	[ "$KJ_AS" = user ] && chown "$KJ_USER" "$R/.git/config.worktree"
+	kj exec --workspace "$W" --rw "$R/.git" -- sh -c "(printf '[core]\\n\\tfsmonitor = evil\\n' >> $R/.git/config.worktree) 2>&1; echo rc=\$?"
+	like "$out" "config.worktree: Read-only file system" worktree_common_config_worktree_read_only
+	is "$(cat "$R/.git/config.worktree")" "" worktree_common_config_worktree_unchanged_on_host
+	rm -f "$R/.git/config.worktree"
 	# A repository without hooks/: refused, as for .git itself.
 	rmdir "$R/.git/hooks" 2>/dev/null || rm -rf "$R/.git/hooks"
 	kj exec --workspace "$W" --rw "$R/.git" -- true
