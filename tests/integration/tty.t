@@ -291,6 +291,11 @@ is "$(line_of OUTPUT=)" arrives no_tty_output_still_arrives
 
 onpty -- "$KJC"' --no-tty -- sh -c '\''tty; echo RC=$?'\'
 is "$(line_of RC=)" 1 no_tty_command_has_no_terminal_at_all
+# Nor a controlling one: /dev/tty would be the caller's terminal (its
+# keystrokes to read, its screen to write) if the command stayed in
+# kjail's session. `tty` above looks at stdin only.
+onpty -- "$KJC"' --no-tty -- sh -c '\''(exec 3</dev/tty) 2>/dev/null && echo CTTY=caller || echo CTTY=none'\'
+is "$(line_of CTTY=)" none no_tty_command_has_no_controlling_terminal
 
 onpty --timeout 20 \
 	--step 'READY' 0.3 'typed-line\n' \
