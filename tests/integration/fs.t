@@ -251,6 +251,18 @@ like "$out" "^rootfs" root_option_uses_rootfs
 unlike "$out" "passwd|hostname" root_option_hides_host_files
 is "$(printf '%s\n' "$out" | grep -c 'Read-only file system')" 2 root_option_readonly_with_submounts
 like "$out" "/tmp/work$" root_option_workspace_at_dest
+# The host's own secrets (mounts/masks.c: host_secrets and the SSH host
+# keys) are masked in a --root as on the host's /, where a test cannot
+# plant them: each one planted world-readable here must read empty.
+mkdir -p "$R/etc/ssl/private" "$R/etc/sudoers.d" "$R/etc/ssh"
+secrets="shadow shadow- gshadow gshadow- ssl/private/key.pem sudoers sudoers.d/extra
+	krb5.keytab ssh/ssh_host_ed25519_key ssh/ssh_host_rsa_key"
+for f in $secrets; do echo "SECRET-$f" > "$R/etc/$f"; done
+echo "PUBLIC" > "$R/etc/ssh/ssh_host_ed25519_key.pub"
+chmod -R a+rX "$R/etc"
+kj exec --root "$R" --workspace "$WS:/tmp/work" -- /bin/sh -c \
+	"cd /etc && cat $(echo $secrets) ssh/ssh_host_ed25519_key.pub 2>/dev/null; echo end"
+is "$rc:$(echo $out)" "0:PUBLIC end" root_option_host_secrets_masked
 # A --mask below a bind's DEST is found at the bind's source, with --root
 # as without (it was looked for in DIR only, and refused).
 echo SECRET > "$WS/rootsecret"
