@@ -134,6 +134,20 @@ verdict() {
 	damage=
 }
 
+# kje_where PATH NAME ARGS...: kje ARGS and the verdict NAME, or a skip
+# where the host's kernel has no PATH: the probe's ENOENT inside would
+# pass without the attack being tried at all.
+kje_where() {
+	local path=$1 name=$2
+	shift 2
+	if [ ! -e "$path" ]; then
+		skip "$name" "no $path on this host's kernel"
+		return
+	fi
+	kje "$@"
+	verdict "$name"
+}
+
 # ====================================================== file system: writes
 
 victim=$FIX/victim
@@ -195,17 +209,13 @@ verdict proc1_mem_fds_root_of_init_closed_nondumpable
 kje -- "$P/escape_write" /proc/sys/kernel/core_pattern
 verdict proc_sys_kernel_core_pattern_not_writable_host_root_exec
 
-kje -- "$P/escape_write" /proc/sys/kernel/modprobe
-verdict proc_sys_kernel_modprobe_path_not_writable
+kje_where /proc/sys/kernel/modprobe proc_sys_kernel_modprobe_path_not_writable -- "$P/escape_write" /proc/sys/kernel/modprobe
 
-kje -- "$P/escape_write" /proc/sysrq-trigger
-verdict proc_sysrq_trigger_not_writable
+kje_where /proc/sysrq-trigger proc_sysrq_trigger_not_writable -- "$P/escape_write" /proc/sysrq-trigger
 
-kje -- "$P/escape_write" /proc/sys/fs/binfmt_misc/register
-verdict binfmt_misc_register_interpreter_refused
+kje_where /proc/sys/fs/binfmt_misc/register binfmt_misc_register_interpreter_refused -- "$P/escape_write" /proc/sys/fs/binfmt_misc/register
 
-kje -- "$P/escape_write" /sys/kernel/uevent_helper
-verdict sys_kernel_uevent_helper_not_writable
+kje_where /sys/kernel/uevent_helper sys_kernel_uevent_helper_not_writable -- "$P/escape_write" /sys/kernel/uevent_helper
 
 kje -- "$P/escape_create" -d /sys/fs/cgroup/kjail-escape
 verdict sys_fs_cgroup_mkdir_refused
