@@ -204,6 +204,14 @@ like "$err" "kjail: git: the command created \.git/commondir .*renamed to \.git/
 	git_commondir_set_aside_is_reported
 as_caller git -C "$WS" rev-parse --git-common-dir >/dev/null 2>&1
 is "$?" 0 git_still_works_on_host_after_commondir_set_aside
+# One that was there before the run is pinned read-only ("." names .git
+# itself, so git still works): it cannot be pointed elsewhere.
+rm -f "$WS/.git/commondir.kjail-refused"
+echo . > "$WS/.git/commondir"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/.git/commondir"
+kj exec -- sh -c '(echo /tmp/elsewhere > .git/commondir) 2>&1; echo rc=$?'
+like "$out" "commondir: Read-only file system" git_existing_commondir_read_only
+is "$(cat "$WS/.git/commondir")" . git_existing_commondir_unchanged_on_host
 rm -rf "$WS/.git" "$WS/f"
 # A repository the command creates is the user's, with the command's
 # config and hooks: said (not with --quiet), and left as it is.
