@@ -213,6 +213,17 @@ kj exec -- sh -c '(echo /tmp/elsewhere > .git/commondir) 2>&1; echo rc=$?'
 like "$out" "commondir: Read-only file system" git_existing_commondir_read_only
 is "$(cat "$WS/.git/commondir")" . git_existing_commondir_unchanged_on_host
 rm -rf "$WS/.git" "$WS/f"
+# A .git that is a symlink, here to a directory inside the workspace
+# itself: its hooks cannot be pinned where git finds them, so the run is
+# refused (the battery's symlink points out of the workspace, where the
+# read-only root holds the hooks anyway).
+mkdir -p "$WS/realgit/hooks"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$WS/realgit"
+ln -s realgit "$WS/.git"
+kj exec -- sh -c '(echo evil > .git/hooks/pre-commit) 2>&1; echo ran'
+like "$rc:$err" "^125:kjail: workspace: cannot protect \.git" git_dir_symlink_refused
+ok git_dir_symlink_no_hook_planted test ! -e "$WS/realgit/hooks/pre-commit"
+rm -rf "$WS/.git" "$WS/realgit"
 # A repository the command creates is the user's, with the command's
 # config and hooks: said (not with --quiet), and left as it is.
 kj exec -- git init -q .
