@@ -19,11 +19,10 @@
  * on /tmp). Started after those lists, the namespace kept the mount
  * recipe waiting ~0.05 ms longer (README, "Measured").
  *
- * Fail closed: the child has the thread's result before anything needs
- * the namespace (the fresh /sys, the socket masks), joins the thread
- * before the capability drop and seccomp (per thread: they must find no
- * second thread), and a failure on the thread is the child's failure,
- * exit 125.
+ * Fail closed: the child joins the thread before anything needs the
+ * namespace (the fresh /sys, the socket masks, the capability drop and
+ * seccomp, which are per thread and must find no second thread), and a
+ * failure on the thread is the child's failure, exit 125.
  */
 #include "net/netns.h"
 
@@ -34,7 +33,6 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "net/loopback.h"
@@ -56,8 +54,12 @@ static int netns_fd(struct kj_err *err)
 	return fd;
 }
 
-static void netns_make(struct netns_job *job)
+static void *netns_thread(void *arg)
 {
+	struct netns_job *job = arg;
+
+	if (job->cfg->net == KJ_NET_HOST)
+		return NULL;
 	/* Wait for kjail's wake-up. Not for correctness (a network namespace
 	 * needs no id map) but for a CPU: the wake-up places this thread on
 	 * kjail's CPU, which kjail leaves right after, while the main thread
@@ -72,32 +74,20 @@ static void netns_make(struct netns_job *job)
 		if (n != sizeof(v)) {
 			job->rc = kj_fail(&job->err, "net", n < 0 ? errno : EPIPE, NULL,
 					  "wait for kjail");
-			return;
+			return NULL;
 		}
 	}
 	if (unshare(CLONE_NEWNET) < 0) {
 		job->rc = kj_fail(&job->err, "net", errno,
 				  "check that the kernel has network namespaces",
 				  "create the network namespace");
-		return;
+		return NULL;
 	}
 	if ((job->rc = net_loopback_up(&job->err)))
-		return;
+		return NULL;
 	job->fd = netns_fd(&job->err);
 	if (job->fd < 0)
 		job->rc = job->fd;
-}
-
-static void *netns_thread(void *arg)
-{
-	struct netns_job *job = arg;
-
-	if (job->cfg->net != KJ_NET_HOST)
-		netns_make(job);
-	/* The result is out before the thread's own exit (glibc hands back
-	 * the unused stack with madvise, then the kernel's exit path), which
-	 * the main thread need not wait for until netns_end. */
-	__atomic_store_n(&job->finished, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -122,39 +112,14 @@ int netns_start(struct netns_job *job, const struct kj_config *cfg, struct host_
 	return 0;
 }
 
-/* By the time the main thread asks for the namespace it has nothing else
- * to do, and a vCPU left idle is slow to wake: on the 2-vCPU VM of
- * README's figures (halt polling off) a sleeping join cost ~0.1 ms a run
- * against waiting awake (paired A/B, 3 x 400 rounds: -0.11, -0.10, -0.09
- * ms). So the main thread waits awake, yielding, for up to NETNS_SPIN_NS,
- * and only then sleeps in pthread_join. sched_yield lets anything
- * runnable on this CPU (the thread itself, the kernel's cleanup of the
- * previous run's namespace) go first: the wait takes no CPU another task
- * could use. */
-#define NETNS_SPIN_NS (1000 * 1000)
-
-static bool await_finished(const struct netns_job *job)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!__atomic_load_n(&job->finished, __ATOMIC_ACQUIRE)) {
-		sched_yield();
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > NETNS_SPIN_NS)
-			return false;
-	}
-	return true;
-}
-
 int netns_enter(struct netns_job *job, struct kj_err *err)
 {
 	int rc = 0;
 
 	if (!job->started)
 		return 0;
-	if (!await_finished(job))
-		netns_end(job);
+	pthread_join(job->thread, NULL);
+	job->started = false;
 	if (job->rc) {
 		*err = job->err;
 		rc = job->rc;
@@ -165,12 +130,4 @@ int netns_enter(struct netns_job *job, struct kj_err *err)
 		close(job->fd);
 	job->fd = -1;
 	return rc;
-}
-
-void netns_end(struct netns_job *job)
-{
-	if (!job->started)
-		return;
-	pthread_join(job->thread, NULL);
-	job->started = false;
 }

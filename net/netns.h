@@ -13,10 +13,9 @@ struct netns_job {
 	const struct kj_config *cfg;
 	struct host_sockets *sockets; /* the host's, listed by the child while the job runs */
 	pthread_t thread;
-	bool started;  /* the thread runs or has not been joined */
-	bool finished; /* the thread's result is in (it may still be exiting) */
-	int go;        /* eventfd: becomes readable when kjail has written the id maps */
-	int fd;        /* the new namespace, once made */
+	bool started;
+	int go; /* eventfd: becomes readable when kjail has written the id maps */
+	int fd; /* the new namespace, once made */
 	int rc;
 	struct kj_err err;
 };
@@ -28,13 +27,8 @@ struct netns_job {
 int netns_start(struct netns_job *job, const struct kj_config *cfg, struct host_sockets *sockets,
 		int go, struct kj_err *err);
 
-/* Wait for the job's result and move the calling thread into its
- * namespace (when one was made); the job's failure, if any, becomes the
- * caller's. The thread may still be exiting: see netns_end. */
+/* Wait for the job and move the calling thread into its namespace (when
+ * one was made); the job's failure, if any, becomes the caller's. */
 int netns_enter(struct netns_job *job, struct kj_err *err);
-
-/* Join the thread. Called before anything that must find no second
- * thread in the process (capabilities are per thread). */
-void netns_end(struct netns_job *job);
 
 #endif

@@ -351,9 +351,6 @@ void sandbox_child(struct sandbox *sb)
 	if (set_hostname(&err) ||
 	    rootfs_build(sb->cfg, sb->cg != NULL, &net, &pseudo, &homes, &err))
 		child_die(sb, &err);
-	/* The network thread is gone before the capability drop: capabilities
-	 * are per thread, and nothing below may find a second one. */
-	netns_end(&net);
 	kj_trace("child: root filesystem built");
 	host_sockets_free(&sockets);
 	pseudofs_free(&pseudo);
