@@ -275,10 +275,23 @@ static bool record_plain(const char *path)
 {
 	static char text[SESSION_RECORD_MAX];
 	size_t len = 0;
-	long fd = SYS2(SYS_open, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), n = 0;
+	struct stat st;
+	/* O_NONBLOCK: a FIFO put in the record's place must not hang the
+	 * client in open(). */
+	long fd = SYS2(SYS_open, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), n = 0;
 
 	if (fd < 0)
 		return false;
+	/* The full client's rule (session_state.c, record_load): a record is
+	 * a regular file of the caller's with one link. Anything else falls
+	 * through to the full client, which refuses it with 125: a hard link
+	 * to a file elsewhere (timeout_ms=0) must not lift a session's limits
+	 * on the quick path alone. */
+	if (SYS2(SYS_fstat, fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != (unsigned)SYS1(SYS_geteuid, 0) || st.st_nlink != 1) {
+		(void)SYS1(SYS_close, fd);
+		return false;
+	}
 	while (len < sizeof(text) - 1 &&
 	       (n = SYS3(SYS_read, fd, text + len, sizeof(text) - 1 - len)) != 0) {
 		if (n == -EINTR)

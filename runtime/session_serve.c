@@ -109,7 +109,10 @@ static void drop_conn(int i)
 static void reply(int fd, enum session_msg type, int value, const char *text)
 {
 	struct session_msg_hdr h = {.type = type, .value = value};
-	(void)session_send(fd, &h, text, text ? strlen(text) + 1 : 0, NULL, 0);
+	/* Without the NUL (the clients end the text at its length): a message
+	 * of kj_err.msg's full length (487 characters) plus its NUL overran
+	 * the clients' buffers, and was taken for the session's end. */
+	(void)session_send(fd, &h, text, text ? strlen(text) : 0, NULL, 0);
 }
 
 /* The exec's argv, environment and cwd, built by init before the child

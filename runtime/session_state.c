@@ -156,7 +156,9 @@ static int record_load(const char *name, char *buf, size_t cap, struct kj_err *e
 
 	if (session_path(path, sizeof(path), name, "state", err))
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* O_NONBLOCK: a FIFO in the record's place is refused below, not
+	 * waited on in open(). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return errno == ENOENT ? -ENOENT
 				       : kj_fail(err, "session", errno, NULL, "read %s", path);

@@ -7,8 +7,9 @@
 
 session_test_setup
 S=kjq-$$
-trap 'for s in "$S" "$S-t" "$S-o" "$S-e"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; _cleanup' EXIT
+trap 'rm -f "$sdir/$S-f.state"; for s in "$S" "$S-t" "$S-o" "$S-e" "$S-r" "$S-f"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; _cleanup' EXIT
 chmod 0777 "$T"
+if [ "$KJ_AS" = user ]; then sdir=$XDG_RUNTIME_DIR/kjail; else sdir=/run/kjail; fi
 
 kj create $CREATE_ARGS "$S"
 expect_rc create_ready 0
@@ -175,5 +176,46 @@ if [ "$KJ_AS" = user ]; then
 	like "$out" "create $T/none/kjail: No such file or directory \(point XDG_RUNTIME_DIR at a directory that exists\) +rc=125" \
 		session_dir_parent_missing_says_the_fix
 fi
+
+# A record is a regular file of the caller's with one link, on both
+# paths: the quick client read a hard-linked record that the full client
+# refuses (a link to another file with timeout_ms=0, in place of a
+# session's record, lifted its timeout on the quick path).
+kj create $CREATE_ARGS "$S-r"
+ln "$sdir/$S-r.state" "$T/extra-link"
+for mode in quick full; do
+	extra=
+	[ "$mode" = full ] && extra=--quiet
+	out=$(as_caller timeout 10 "$KJAIL" exec -s "$S-r" $extra -- echo ran </dev/null 2>&1; echo " rc=$?")
+	out=$(printf '%s' "$out" | tr '\n' ' ')
+	like "$out" "^kjail: session: $sdir/$S-r.state is not a record kjail wrote .* rc=125$" \
+		"hard_linked_record_refused_$mode"
+done
+rm -f "$T/extra-link"
+
+# A FIFO in a record's place is refused, not waited on in open().
+kj create $CREATE_ARGS "$S-f"
+mv "$sdir/$S-f.state" "$T/f.state" && mkfifo -m 600 "$sdir/$S-f.state" &&
+	chown "$KJ_UID" "$sdir/$S-f.state"
+for mode in quick full; do
+	extra=
+	[ "$mode" = full ] && extra=--quiet
+	out=$(as_caller timeout 10 "$KJAIL" exec -s "$S-f" $extra -- true </dev/null 2>&1; echo " rc=$?")
+	out=$(printf '%s' "$out" | tr '\n' ' ')
+	like "$out" "is not a record kjail wrote .* rc=125$" "fifo_record_refused_not_waited_on_$mode"
+done
+rm -f "$sdir/$S-f.state"
+
+# An error line of kj_err's full length (escaping control characters
+# takes it there) reaches the client whole: it was read as the session's
+# end (125) while the session ran on.
+long=$(printf '\001%.0s' $(seq 100))$(printf 'a%.0s' $(seq 200))
+for mode in quick full; do
+	extra=
+	[ "$mode" = full ] && extra=--quiet
+	out=$(as_caller timeout 10 "$KJAIL" exec -s "$S" $extra -- "$long" </dev/null 2>&1; echo " rc=$?")
+	out=$(printf '%s' "$out" | tr '\n' ' ')
+	like "$out" "^kjail: exec: .*aaaa.* rc=127$" "longest_error_line_not_session_end_$mode"
+done
 
 done_testing
