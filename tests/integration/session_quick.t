@@ -7,7 +7,7 @@
 
 session_test_setup
 S=kjq-$$
-trap 'rm -f "$sdir/$S-f.state"; for s in "$S" "$S-t" "$S-o" "$S-e" "$S-r" "$S-f"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; _cleanup' EXIT
+trap 'rm -f "$sdir/$S-f.state" "$sdir/$S-r.extra-link"; for s in "$S" "$S-t" "$S-o" "$S-e" "$S-r" "$S-f"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; _cleanup' EXIT
 chmod 0777 "$T"
 if [ "$KJ_AS" = user ]; then sdir=$XDG_RUNTIME_DIR/kjail; else sdir=/run/kjail; fi
 
@@ -182,7 +182,8 @@ fi
 # refuses (a link to another file with timeout_ms=0, in place of a
 # session's record, lifted its timeout on the quick path).
 kj create $CREATE_ARGS "$S-r"
-ln "$sdir/$S-r.state" "$T/extra-link"
+# (the link beside the record: in the VM /run and /tmp are two file systems)
+ln "$sdir/$S-r.state" "$sdir/$S-r.extra-link"
 for mode in quick full; do
 	extra=
 	[ "$mode" = full ] && extra=--quiet
@@ -191,7 +192,7 @@ for mode in quick full; do
 	like "$out" "^kjail: session: $sdir/$S-r.state is not a record kjail wrote .* rc=125$" \
 		"hard_linked_record_refused_$mode"
 done
-rm -f "$T/extra-link"
+rm -f "$sdir/$S-r.extra-link"
 
 # A FIFO in a record's place is refused, not waited on in open().
 kj create $CREATE_ARGS "$S-f"
