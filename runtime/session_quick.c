@@ -186,17 +186,52 @@ __attribute__((noreturn)) static void q_exit(int code)
 		SYS1(SYS_exit_group, code);
 }
 
-/* kjail: PART: TEXT, in one write, as kj_err_print prints it. */
+/* kjail: PART: TEXT, in one write, as kj_err_print prints it, given at
+ * most a second, as the full client's put_line gives it. fd 2 is a pipe
+ * or a null-like device here (stdio_plain). A pipe nobody reads must not
+ * hold the client in a write(2) with SIGTERM blocked until SIGKILL: the
+ * line is written through a non-blocking open of the same pipe (setting
+ * O_NONBLOCK on fd 2 would change the caller's open file), after poll
+ * says there is room, and dropped when none comes. Without /proc, fd 2
+ * itself after poll: only another writer filling the pipe between the
+ * two could still block it. */
 static void q_print(const char *part, const char *text)
 {
 	char line[600];
+	const char *p = line;
 	size_t n = 0;
+	long own, waited_ms = 0;
+	int fd;
 
 	(void)(q_put(line, sizeof(line) - 1, &n, "kjail: ") &&
 	       q_put(line, sizeof(line) - 1, &n, part) && q_put(line, sizeof(line) - 1, &n, ": ") &&
 	       q_put(line, sizeof(line) - 1, &n, text));
 	line[n++] = '\n';
-	(void)SYS3(SYS_write, 2, line, n);
+	own = SYS3(SYS_open, "/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+	fd = own >= 0 ? (int)own : 2;
+	while (n && waited_ms < 1000) {
+		struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+		long r = SYS3(SYS_poll, &pfd, 1, 100), w;
+
+		if (r == 0 || r == -EINTR) {
+			waited_ms += 100;
+			continue;
+		}
+		if (r < 0)
+			break;
+		w = SYS3(SYS_write, fd, p, n);
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
+		} else if (w == -EAGAIN || w == -EINTR) {
+			waited_ms += 10; /* room for less than the line: wait a little */
+			(void)SYS3(SYS_poll, 0, 0, 10);
+		} else {
+			break;
+		}
+	}
+	if (own >= 0)
+		(void)SYS1(SYS_close, own);
 }
 
 static const char *q_getenv(char **envp, const char *key)

@@ -219,4 +219,30 @@ for mode in quick full; do
 	like "$out" "^kjail: exec: .*aaaa.* rc=127$" "longest_error_line_not_session_end_$mode"
 done
 
+# stderr a pipe that is full and that nobody reads: the client's error
+# line gets a second, then is dropped, and the run still ends with the
+# command's status. The quick client wrote it with one blocking write,
+# SIGTERM blocked, so it hung until SIGKILL (here: timeout's 20 s).
+full_stderr() { as_caller timeout -s KILL 20 python3 -c '
+import fcntl, os, subprocess, sys, time
+r, w = os.pipe()
+os.set_blocking(w, False)
+try:
+    while True:
+        os.write(w, b"x" * 4096)
+except BlockingIOError:
+    pass
+os.set_blocking(w, True)
+t0 = time.monotonic()
+rc = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL, stderr=w).returncode
+print(rc, int((time.monotonic() - t0) * 1000))' "$KJAIL" "$@"; echo "python=$?"; }
+for mode in quick full; do
+	extra=
+	[ "$mode" = full ] && extra=--quiet
+	set -- $(full_stderr exec -s "$S" $extra -- nosuchcommand-kjq)
+	is "$1:${3:-}" "127:python=0" "full_stderr_pipe_error_line_dropped_$mode (${2:-?} ms)"
+	ok "full_stderr_pipe_bounded_wait_$mode (${2:-?} ms)" test "${2:-99999}" -lt $((4000 + KJ_TIME_SLACK_MS))
+done
+
 done_testing
