@@ -69,10 +69,61 @@ static bool granted(const struct kj_config *cfg, const char *path)
 	return false;
 }
 
+static size_t path_hash(const char *path, size_t len)
+{
+	size_t h = 14695981039346656037ULL; /* FNV-1a */
+
+	while (len--)
+		h = (h ^ (unsigned char)*path++) * 1099511628211ULL;
+	return h;
+}
+
+/* The slot of path in the set: where it is, or the free slot it would
+ * take. The set is never full (kept at most half full). */
+static size_t *seen_slot(const struct host_sockets *hs, const char *path, size_t len)
+{
+	size_t i = path_hash(path, len) & (hs->nseen - 1);
+
+	while (hs->seen[i] && (strncmp(hs->paths[hs->seen[i] - 1], path, len) ||
+			       hs->paths[hs->seen[i] - 1][len]))
+		i = (i + 1) & (hs->nseen - 1);
+	return &hs->seen[i];
+}
+
+/* Room in the set for one more path: doubled at half full. */
+static int seen_grow(struct host_sockets *hs)
+{
+	struct host_sockets bigger = *hs;
+
+	if (hs->nseen && 2 * (hs->n + 1) <= hs->nseen)
+		return 0;
+	bigger.nseen = hs->nseen ? 2 * hs->nseen : 64;
+	if (!(bigger.seen = calloc(bigger.nseen, sizeof(*bigger.seen))))
+		return -ENOMEM;
+	for (size_t i = 0; i < hs->n; i++)
+		*seen_slot(&bigger, hs->paths[i], strlen(hs->paths[i])) = i + 1;
+	free(hs->seen);
+	hs->seen = bigger.seen;
+	hs->nseen = bigger.nseen;
+	return 0;
+}
+
+/* Each path once: every connection a listening socket accepted is
+ * listed with the listener's path, and so is every socket bound there
+ * and unlinked since. Counted each time, 4097 connections to one
+ * socket of any local user's (in ~ or /var/tmp) made every run on the
+ * host refuse with "more than 4096 host unix sockets", and one would
+ * be masked as often. */
 static int add(struct host_sockets *hs, const char *path, size_t len, struct kj_err *err)
 {
 	char **v, *p;
+	size_t *slot;
 
+	if (seen_grow(hs))
+		return kj_fail(err, "mask", ENOMEM, NULL, "list the host's unix sockets");
+	slot = seen_slot(hs, path, len);
+	if (*slot)
+		return 0;
 	if (hs->n == MAX_SOCKETS)
 		return kj_fail(err, "mask", 0, "report it: the host has unusually many sockets",
 			       "more than %d host unix sockets to mask", MAX_SOCKETS);
@@ -82,6 +133,7 @@ static int add(struct host_sockets *hs, const char *path, size_t len, struct kj_
 	}
 	hs->paths = v;
 	hs->paths[hs->n++] = p;
+	*slot = hs->n;
 	return 0;
 }
 
@@ -380,5 +432,6 @@ void host_sockets_free(struct host_sockets *hs)
 	for (size_t i = 0; i < hs->n; i++)
 		free(hs->paths[i]);
 	free(hs->paths);
+	free(hs->seen);
 	*hs = (struct host_sockets){0};
 }

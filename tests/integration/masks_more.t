@@ -73,6 +73,53 @@ is "$out" "connected" ro_grant_still_exposes_resolved_socket
 kill "$LPID" 2>/dev/null
 wait "$LPID" 2>/dev/null
 
+# One socket with many names in the host's list: every connection it
+# accepted is listed with its path, and so is each socket bound there and
+# unlinked since. Each counted as a socket to mask, so 4097 connections
+# to any local user's socket (here in /var/tmp) made every run refuse
+# with "more than 4096 host unix sockets".
+python3 -c '
+import os, resource, socket, sys, time
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+p = sys.argv[1]
+keep = []
+for _ in range(2100):  # bound, then unlinked: same name, no file
+    s = socket.socket(socket.AF_UNIX); s.bind(p); os.unlink(p); keep.append(s)
+s = socket.socket(socket.AF_UNIX); s.bind(p); os.chmod(p, 0o777); s.listen(4096)
+for _ in range(2100):
+    c = socket.socket(socket.AF_UNIX); c.connect(p); keep += [c, s.accept()[0]]
+open(p + ".ready", "w").close()
+time.sleep(60)' "$V/busy.sock" &
+BPID=$!
+for _ in $(seq 100); do [ -e "$V/busy.sock.ready" ] && break; sleep 0.1; done
+ok busy_socket_listed_over_4096_times test "$(grep -c " $V/busy.sock\$" /proc/net/unix)" -gt 4096
+kj exec -- python3 -c "$connect" "$V/busy.sock"
+like "$rc:$out" "^0:refused" busy_host_socket_masked_once_not_refused
+kill "$BPID" 2>/dev/null
+wait "$BPID" 2>/dev/null
+
+# More distinct sockets than kjail masks is a refusal, not a partial mask
+# (README "Host unix sockets": fail closed).
+mkdir -p "$V/many"
+python3 -c '
+import os, resource, socket, sys, time
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+keep = []
+for i in range(4097):
+    s = socket.socket(socket.AF_UNIX); s.bind("%s/%d.sock" % (sys.argv[1], i)); s.listen(1); keep.append(s)
+open(sys.argv[1] + "/ready", "w").close()
+time.sleep(60)' "$V/many" &
+BPID=$!
+for _ in $(seq 100); do [ -e "$V/many/ready" ] && break; sleep 0.1; done
+kj exec -- touch "$WS/ran-many"
+like "$rc:$err" "^125:kjail: mask: more than 4096 host unix sockets to mask" over_4096_distinct_sockets_refused
+ok over_4096_distinct_sockets_command_not_run test ! -e "$WS/ran-many"
+kill "$BPID" 2>/dev/null
+wait "$BPID" 2>/dev/null
+rm -rf "$V/many"
+
 # A socket whose name holds a newline: /proc/net/unix prints the name raw
 # (split over two lines, it was never masked); sock_diag gives it whole.
 # And one inside a --root directory, at its place below the root.
