@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "mounts/git_after.h"
+#include "mounts/git_index.h"
 #include "mounts/mountapi.h"
 #include "runtime/accounts.h"
 
@@ -122,7 +123,8 @@ static int git_config(const char *file, const char *const *args, char *out, size
 
 struct walk {
 	struct kj_config *cfg;
-	const char *ws; /* the workspace's source, canonical */
+	const char *ws;       /* the workspace's source, canonical */
+	const char *worktree; /* the config's repository's: ws, or a submodule's */
 	int wsfd;
 	const char *home;
 	struct kj_err *err;
@@ -251,9 +253,10 @@ static int walk_hooks_path(struct walk *w, const char *file)
 		return kj_fail(w->err, "workspace", e, "fix the file",
 			       "read core.hooksPath of %s with git config", file);
 	/* A relative hooksPath is taken from the top of the working tree:
-	 * the workspace, when git runs there. */
+	 * the workspace, when git runs there; a submodule's, when host git
+	 * enters that. */
 	for (char *v = out; !rc && *v; v += strlen(v) + 1) {
-		value_path(w, w->ws, v, target, sizeof(target));
+		value_path(w, w->worktree, v, target, sizeof(target));
 		rc = protect_target(w, file, "core.hooksPath", target);
 	}
 	return rc;
@@ -279,13 +282,90 @@ static int walk_file(struct walk *w, const char *file, int depth)
 	return rc;
 }
 
+/* The config host git reads in the git directory dir: its config and
+ * config.worktree, and those of the common directory its commondir
+ * names (a worktree's own holds only its part; the shared one is where
+ * husky writes core.hooksPath). */
+static int walk_gitdir(struct walk *w, const char *dir)
+{
+	char file[PATH_MAX + 32], common[PATH_MAX];
+	const char *dirs[2] = {dir, NULL};
+	int rc = 0;
+
+	snprintf(file, sizeof(file), "%s/commondir", dir);
+	if (git_named_path(AT_FDCWD, file, "", dir, common, sizeof(common)) == 0)
+		dirs[1] = common;
+	for (int i = 0; !rc && i < 2 && dirs[i]; i++) {
+		snprintf(file, sizeof(file), "%s/config", dirs[i]);
+		if (!(rc = walk_file(w, file, 0))) {
+			snprintf(file, sizeof(file), "%s/config.worktree", dirs[i]);
+			rc = walk_file(w, file, 0);
+		}
+	}
+	return rc;
+}
+
+struct sub_ctx {
+	struct walk *w;
+	int rc;
+};
+
+/* A submodule host git enters (any depth: git_index_walk): its config's
+ * core.hooksPath and include.path targets kept read-only as the top
+ * repository's are. Whoever could write that config (the command, when
+ * it is in .git/modules; no one in the sandbox, when it is out of
+ * reach), what it names in the workspace the command could rewrite: a
+ * hook in the submodule's .husky, an fsmonitor in its included file,
+ * which host git ran at the next `git status` or `git submodule foreach
+ * --recursive git commit`. A config the command changes is set aside
+ * after the run (git_links.c). */
+static void walk_submodule(void *arg, const char *path, const char *gitdir)
+{
+	struct sub_ctx *c = arg;
+	char worktree[PATH_MAX];
+
+	if (c->rc)
+		return;
+	if ((size_t)snprintf(worktree, sizeof(worktree), "%s/%s", c->w->ws, path) >=
+	    sizeof(worktree))
+		return; /* git_index_walk hands in none that long */
+	c->w->worktree = worktree;
+	c->rc = walk_gitdir(c->w, gitdir);
+	c->w->worktree = c->w->ws;
+}
+
+/* The submodules of the index in gitdir. An index or a nesting kjail
+ * cannot read or walk whole is not refused here: the check after the
+ * run walks the same gitlinks and ends the run with 125 for it. */
+static int walk_submodules(struct walk *w, const char *gitdir)
+{
+	struct sub_ctx c = {w, 0};
+	struct git_paths top;
+	struct stat st;
+	char bad[PATH_MAX];
+	int fd = open(gitdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (git_index_gitlinks(fd, &top, &st) == 0) {
+		(void)git_index_walk(w->ws, &top, GIT_WALK_MAX, walk_submodule, &c, bad,
+				     sizeof(bad));
+		git_paths_free(&top);
+	}
+	close(fd);
+	return c.rc;
+}
+
 int git_config_protect(struct kj_config *cfg, struct kj_err *err)
 {
-	struct walk w = {.cfg = cfg, .ws = cfg->workspace.src, .home = getenv("HOME"), .err = err};
-	char dotgit[PATH_MAX], gitdir[PATH_MAX], common[PATH_MAX], file[PATH_MAX + 32];
-	const char *dirs[2] = {gitdir, NULL};
+	struct walk w = {.cfg = cfg,
+			 .ws = cfg->workspace.src,
+			 .worktree = cfg->workspace.src,
+			 .home = getenv("HOME"),
+			 .err = err};
+	char dotgit[PATH_MAX], gitdir[PATH_MAX];
 	struct stat st;
-	int rc = 0;
+	int rc;
 
 	if (cfg->workspace_ro || !cfg->workspace.src || cfg->isolation == KJ_ISOLATION_NONE)
 		return 0; /* nothing in it can be written; or no sandbox at all */
@@ -300,19 +380,11 @@ int git_config_protect(struct kj_config *cfg, struct kj_err *err)
 	else if (git_named_path(AT_FDCWD, dotgit, "gitdir: ", cfg->workspace.src, gitdir,
 				sizeof(gitdir)))
 		return 0; /* names nothing: host git cannot use it either */
-	snprintf(file, sizeof(file), "%s/commondir", gitdir);
-	if (git_named_path(AT_FDCWD, file, "", gitdir, common, sizeof(common)) == 0)
-		dirs[1] = common;
 	w.wsfd = path_open(AT_FDCWD, cfg->workspace.src, O_DIRECTORY, RESOLVE_NO_MAGICLINKS);
 	if (w.wsfd < 0)
 		return kj_fail(err, "workspace", -w.wsfd, NULL, "open %s", cfg->workspace.src);
-	for (int i = 0; !rc && i < 2 && dirs[i]; i++) {
-		snprintf(file, sizeof(file), "%s/config", dirs[i]);
-		if (!(rc = walk_file(&w, file, 0))) {
-			snprintf(file, sizeof(file), "%s/config.worktree", dirs[i]);
-			rc = walk_file(&w, file, 0);
-		}
-	}
+	if (!(rc = walk_gitdir(&w, gitdir)))
+		rc = walk_submodules(&w, gitdir);
 	close(w.wsfd);
 	return rc;
 }

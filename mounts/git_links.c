@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "mounts/git_after.h"
+#include "mounts/git_index.h"
 #include "mounts/mountapi.h"
 
 /* Git directories remembered before the run (past it, one is judged as
@@ -36,10 +37,8 @@
  * checked after it (past it, kjail says it could not check them all:
  * a command could otherwise hide its submodule behind thousands). */
 #define MAX_GITDIRS 256
-#define MAX_CHECKED 65536
+#define MAX_CHECKED GIT_WALK_MAX
 #define MAX_DEPTH 4
-#define INDEX_MAX (256u << 20)
-#define GITLINK 0160000u
 #define BENEATH (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
 struct walk {
@@ -298,94 +297,6 @@ static void check_gitdir(struct walk *w, int gitfd, const char *where, const cha
 	check_modules(w, gitfd, where, key, depth, strict);
 }
 
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* The index's gitlinks, each handed to fn; false if it could not be read
- * as an index (versions 2 to 4, SHA-1 or SHA-256 names). */
-static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
-			   void (*fn)(void *, const char *), void *arg)
-{
-	char path[4096] = "";
-	uint32_t version, n;
-	size_t off = 12, fixed = 40 + hash + 2, plen = 0;
-
-	if (len < 12 || memcmp(b, "DIRC", 4))
-		return false;
-	version = be32(b + 4);
-	n = be32(b + 8);
-	if (version < 2 || version > 4)
-		return false;
-	/* Cheap per entry (a big repository's index has 100k+): the name is
-	 * copied only where it is needed, a gitlink's or (version 4) the
-	 * prefix the next name builds on. */
-	for (uint32_t i = 0; i < n; i++) {
-		size_t start = off, strip = 0, namelen;
-		unsigned flags;
-		const unsigned char *name, *nul;
-		bool gitlink;
-		if (off + fixed > len)
-			return false;
-		gitlink = be32(b + start + 24) == GITLINK;
-		flags = (unsigned)b[off + fixed - 2] << 8 | b[off + fixed - 1];
-		off += fixed + (version >= 3 && (flags & 0x4000) ? 2 : 0);
-		if (off >= len)
-			return false; /* the extended flags ran past the end */
-		if (version == 4) {   /* prefix-compressed: strip N bytes, add the rest */
-			unsigned char c = b[off++]; /* off < len: checked above */
-			strip = c & 0x7f;
-			while (c & 0x80) {
-				if (off >= len || strip > sizeof(path))
-					return false;
-				c = b[off++];
-				strip = ((strip + 1) << 7) | (c & 0x7f);
-			}
-		}
-		name = b + off;
-		if (version < 4 && (flags & 0xfff) < 0xfff) {
-			/* the length is in the flags: its NUL must be there */
-			namelen = flags & 0xfff;
-			if (off + namelen >= len || name[namelen])
-				return false; /* not this hash size */
-		} else {
-			if (!(nul = memchr(name, 0, len - off)))
-				return false;
-			namelen = (size_t)(nul - name);
-			if (version < 4 && namelen < 0xfff)
-				return false; /* not this hash size */
-		}
-		if (version < 4)
-			strip = plen; /* the whole name */
-		if (strip > plen || plen - strip + namelen >= sizeof(path))
-			return false;
-		if (version == 4 || (fn && gitlink)) {
-			memcpy(path + plen - strip, name, namelen);
-			plen = plen - strip + namelen;
-			path[plen] = '\0';
-		}
-		off += namelen + 1;
-		if (version < 4) /* NUL padding to a multiple of 8 */
-			off = start + ((off - start + 7) & ~(size_t)7);
-		if (fn && gitlink)
-			fn(arg, path);
-	}
-	/* The extensions, up to the trailing hash. A split index ("link",
-	 * core.splitIndex) keeps entries in sharedindex.*, which this parser
-	 * does not read: a gitlink there would go unchecked, so such an
-	 * index is one kjail cannot read (125), never "no gitlinks". */
-	while (len >= hash && off + 8 <= len - hash) {
-		uint32_t size = be32(b + off + 4);
-		if (!memcmp(b + off, "link", 4))
-			return false;
-		if (size > len - hash - off - 8)
-			break;
-		off += 8 + size;
-	}
-	return true;
-}
-
 struct link_ctx {
 	struct walk *w;
 	const struct kj_config *cfg;
@@ -393,28 +304,6 @@ struct link_ctx {
 	struct stat own[2]; /* the index's git directory and its common one */
 	int nown;
 };
-
-/* Where host git goes for the gitlink at path: path/.git itself, or the
- * directory a .git file there names, each reached as host git reaches
- * it (through symlinks), into real (canonical). */
-static bool link_target(const char *workspace, const char *path, char real[PATH_MAX])
-{
-	char base[PATH_MAX], dotgit[PATH_MAX], named[PATH_MAX];
-	const char *dir = dotgit;
-	struct stat st;
-
-	if ((size_t)snprintf(base, sizeof(base), "%s/%s", workspace, path) >= sizeof(base) ||
-	    (size_t)snprintf(dotgit, sizeof(dotgit), "%s/.git", base) >= sizeof(dotgit) ||
-	    stat(dotgit, &st) < 0)
-		return false;
-	if (S_ISREG(st.st_mode)) {
-		if (!realpath(dotgit, real) ||
-		    git_named_path(AT_FDCWD, real, "gitdir: ", base, named, sizeof(named)))
-			return false;
-		dir = named;
-	}
-	return realpath(dir, real) != NULL;
-}
 
 static const struct git_link_snap *link_find(const struct git_snapshot *s, const char *path)
 {
@@ -424,18 +313,18 @@ static const struct git_link_snap *link_find(const struct git_snapshot *s, const
 	return NULL;
 }
 
-/* Before the run: where the gitlink at path leads, and what is there. */
-static void snap_link(void *arg, const char *path)
+/* Before the run: where the gitlink at path (relative to the workspace,
+ * "lib/inner" for one in a submodule's index) leads, real, and what is
+ * there. */
+static void snap_link(void *arg, const char *path, const char *real)
 {
 	struct link_ctx *c = arg;
 	struct git_snapshot *s = c->w->snap;
 	struct git_link_snap *v;
-	char real[PATH_MAX];
 	struct stat st;
 	int fd;
 
-	if (s->nlinks >= MAX_GITDIRS || !link_target(c->workspace, path, real) ||
-	    (fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if (s->nlinks >= MAX_GITDIRS || (fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return;
 	v = realloc(s->links, (s->nlinks + 1) * sizeof(*v));
 	if (v && fstat(fd, &st) == 0 && (v[s->nlinks].path = strdup(path))) {
@@ -459,16 +348,22 @@ static void snap_link(void *arg, const char *path)
  * is new, or that leads to another directory than before the run, has
  * all of its target's config and hooks set aside; one that leads where it
  * did is judged by the state found there before the run. A target out of
- * the sandbox's reach is not COMMAND's, and not kjail's to rename. */
-static void check_link(void *arg, const char *path)
+ * the sandbox's reach is not COMMAND's, and not kjail's to rename (the
+ * gitlinks of its index are still walked: their .git files are in the
+ * workspace). The same for the gitlinks of every submodule's own index,
+ * to any depth (git_index_walk): `git status` in the workspace runs one
+ * in each submodule, which enters its own submodules in turn, so a
+ * repository the command nested in a submodule and linked from that
+ * submodule's index (or a nested .git file it rewrote) ran its
+ * core.fsmonitor on the host. */
+static void check_link(void *arg, const char *path, const char *real)
 {
 	struct link_ctx *c = arg;
 	const struct git_link_snap *before = link_find(c->w->snap, path);
-	char real[PATH_MAX];
 	struct stat st;
 	int fd;
 
-	if (!link_target(c->workspace, path, real) || !git_sandbox_writes(c->cfg, real))
+	if (!git_sandbox_writes(c->cfg, real))
 		return;
 	/* No process of the sandbox is left to swap a path component now. */
 	fd = path_open(AT_FDCWD, real, O_DIRECTORY, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
@@ -489,75 +384,6 @@ static void check_link(void *arg, const char *path)
 		before = NULL;
 	check_gitdir(c->w, fd, real, "", 0, before ? &before->state : NULL, !before);
 	close(fd);
-}
-
-static void gitlinks_add(void *arg, const char *path)
-{
-	struct git_paths *l = arg;
-	char **v;
-
-	if (l->failed || !(v = realloc(l->v, (l->n + 1) * sizeof(*v)))) {
-		l->failed = true;
-		return;
-	}
-	/* The grown array is the list's now, even if strdup fails below. */
-	l->v = v;
-	if (!(v[l->n] = strdup(path))) {
-		l->failed = true;
-		return;
-	}
-	l->n++;
-}
-
-static void gitlinks_free(struct git_paths *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	*l = (struct git_paths){0};
-}
-
-/* The gitlinks of gitfd/index into *l, the index's stat into *st (zero
- * if there is none). -1 if the index is there but could not be read as
- * one. One pass over it (a big repository's is megabytes): names are
- * collected, not acted on, until the whole index has been read. */
-static int read_gitlinks(int gitfd, struct git_paths *l, struct stat *st)
-{
-	unsigned char *buf = NULL;
-	size_t len = 0;
-	ssize_t r;
-	int fd, rc = -1;
-
-	*l = (struct git_paths){0};
-	*st = (struct stat){0};
-	/* O_NONBLOCK: a FIFO the command left as .git/index would hang kjail
-	 * after the run (and before the next); only a regular file is read. */
-	fd = openat(gitfd, "index", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	/* Anything but a regular file of a size kjail reads is not skipped:
-	 * a command could pad the index past INDEX_MAX to hide a gitlink. */
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || (size_t)st->st_size > INDEX_MAX ||
-	    !(buf = malloc((size_t)st->st_size + 1)))
-		goto out;
-	while (len < (size_t)st->st_size &&
-	       (r = read(fd, buf + len, (size_t)st->st_size - len)) > 0)
-		len += (size_t)r;
-	if (len == 0) {
-		rc = 0; /* an empty index: git's "no entries" */
-		goto out;
-	}
-	for (size_t hash = 20; hash <= 32 && rc < 0; hash += 12) {
-		gitlinks_free(l);
-		if (index_gitlinks(buf, len, hash, gitlinks_add, l) && !l->failed)
-			rc = 0;
-	}
-out:
-	if (rc < 0)
-		gitlinks_free(l);
-	free(buf);
-	close(fd);
-	return rc;
 }
 
 /* gitfd/index is the snapshot's, untouched since: the same file, its
@@ -600,19 +426,18 @@ void git_links_snapshot(int gitfd, const char *workspace, struct git_snapshot *s
 {
 	struct walk w = {.snap = s, .taking = true};
 	struct link_ctx c = {.w = &w, .workspace = workspace};
-
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], bad[PATH_MAX];
 
 	*s = (struct git_snapshot){0};
 	fd_path(gitfd, dir);
 	s->common_read = common_dir(gitfd, dir, &s->common);
 	s->modules_whole = true; /* until an entry does not fit */
 	check_modules(&w, gitfd, "", "m", 0, false);
-	if (read_gitlinks(gitfd, &s->gitlinks, &s->index) < 0)
+	if (git_index_gitlinks(gitfd, &s->gitlinks, &s->index) < 0)
 		return;
 	s->index_read = true;
-	for (size_t i = 0; i < s->gitlinks.n; i++)
-		snap_link(&c, s->gitlinks.v[i]);
+	/* Past MAX_GITDIRS, or a nested index not read: judged as new. */
+	(void)git_index_walk(workspace, &s->gitlinks, MAX_GITDIRS, snap_link, &c, bad, sizeof(bad));
 }
 
 void git_links_snapshot_free(struct git_snapshot *s)
@@ -621,7 +446,7 @@ void git_links_snapshot_free(struct git_snapshot *s)
 		free(s->links[i].path);
 	free(s->links);
 	free(s->v);
-	gitlinks_free(&s->gitlinks);
+	git_paths_free(&s->gitlinks);
 	*s = (struct git_snapshot){0};
 }
 
@@ -646,7 +471,7 @@ int git_links_check(const struct kj_config *cfg, int gitfd, const char *workspac
 {
 	struct walk w = {.start = *start, .workspace = workspace, .snap = before};
 	struct link_ctx c = {.w = &w, .cfg = cfg, .workspace = workspace};
-	char where[4200], dir[PATH_MAX];
+	char where[4200], dir[PATH_MAX], bad[PATH_MAX];
 
 	own_dirs(gitfd, &c, before, dir);
 	snprintf(where, sizeof(where), "%s/.git", workspace);
@@ -656,18 +481,35 @@ int git_links_check(const struct kj_config *cfg, int gitfd, const char *workspac
 	int rc = 0;
 	if (index_unchanged(before, gitfd, start))
 		links = &before->gitlinks;
-	else
-		rc = read_gitlinks(gitfd, &now, &(struct stat){0});
-	for (size_t i = 0; rc == 0 && i < links->n; i++)
-		check_link(&c, links->v[i]);
-	gitlinks_free(&now);
-	if (rc < 0) {
+	else if (git_index_gitlinks(gitfd, &now, &(struct stat){0}) < 0)
+		rc = -1;
+	if (rc == 0) {
+		rc = git_index_walk(workspace, links, MAX_CHECKED, check_link, &c, bad,
+				    sizeof(bad));
+		/* a nested index: said with its own directory */
+		snprintf(dir, sizeof(dir), "%s", bad);
+	}
+	git_paths_free(&now);
+	if (rc) {
+		/* An index kjail could not read, or gitlinks past what it
+		 * walks: not "no submodules there", which would leave what
+		 * they lead to unchecked. */
 		struct kj_err err;
-		w.rc = kj_fail(&err, "git", 0,
-			       "check the repository with git fsck; a split index is not read: "
-			       "git update-index --no-split-index",
-			       "cannot read %s/index for the submodules host git would enter",
-			       *dir ? dir : where);
+		if (rc == -1)
+			w.rc = kj_fail(
+				&err, "git", 0,
+				"check the repository with git fsck; a split index is not "
+				"read: git update-index --no-split-index",
+				"cannot read %s/index for the submodules host git would enter",
+				*dir ? dir : where);
+		else
+			w.rc = kj_fail(&err, "git", -rc,
+				       "check the submodules' config and hooks before running git "
+				       "there",
+				       "more nested submodules than kjail checks after the run (%d "
+				       "gitlinks, %u MiB of index); %s and those past it were not "
+				       "checked",
+				       MAX_CHECKED, GIT_NESTED_BYTES >> 20, bad);
 		kj_err_print(&err);
 	}
 	return w.rc;

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "mounts/git_index.h"
 #include "runtime/error.h"
 
 /* gitfd: the git directory with the workspace's index on
@@ -31,11 +32,6 @@ struct git_link_snap {
 	dev_t dev;
 	ino_t ino;
 	struct git_snap state; /* (key unused) */
-};
-struct git_paths {
-	char **v;
-	size_t n;
-	bool failed; /* out of memory: not all collected */
 };
 struct git_snapshot {
 	struct git_snap *v;

@@ -197,4 +197,35 @@ wait
 ok worktree_symlink_not_followed_by_the_check test -e "$T/victim-wt/commondir" -a ! -e "$T/victim-wt/commondir.kjail-refused"
 rm -f "$WS/.git/worktrees/evil"
 
+# A submodule's own index: a recursive `git status` runs a status in
+# each submodule, which enters the submodules of its own index in turn.
+# A repository the command nests in a submodule and links from that
+# submodule's index, or a nested submodule's .git file it rewrites, is
+# checked as one of the top index's is (it ran on the host before).
+N=$T/nest
+git init -q "$T/n-inner" && git -C "$T/n-inner" "${G[@]}" commit -q --allow-empty -m inner
+git init -q "$T/n-mid" && git -C "$T/n-mid" "${G[@]}" submodule add -q "$T/n-inner" inner &&
+	git -C "$T/n-mid" "${G[@]}" commit -q -m mid
+git init -q "$N" && git -C "$N" "${G[@]}" submodule add -q "$T/n-mid" mid &&
+	git -C "$N" "${G[@]}" submodule update -q --init --recursive && git -C "$N" "${G[@]}" commit -q -m top
+chown -R "$KJ_UID:$KJ_GID" "$N"
+# (the modules of a submodule's git directory are judged by the clock:
+# older than the run's clock tick)
+sleep 0.1
+kj exec --workspace "$N" -- sh -c 'git -C mid status --short && git -C mid/inner status --short && echo done'
+is "$rc:$out:$err" "0:done:" nested_submodules_untouched_leave_no_note
+kj exec --workspace "$N" -- sh -c 'cd mid && git init -q deep && git -C deep -c user.email=k@j -c user.name=kj commit -q --allow-empty -m x && git -C deep config core.fsmonitor "echo PWNED >$1/nested_link; false #" && git update-index --add --cacheinfo 160000,$(git -C deep rev-parse HEAD),deep && echo linked' sh "$M"
+is "$rc:$out" "0:linked" gitlink_in_submodule_index_can_be_added_inside
+like "$err" "kjail: git: the command made a submodule lead to $N/mid/deep/\.git \(host git would use its config when it enters that submodule\); renamed to config\.kjail-refused" \
+	gitlink_in_submodule_index_config_set_aside_and_said
+ok gitlink_in_submodule_index_config_gone test ! -e "$N/mid/deep/.git/config"
+host_git -C "$N" status
+ok host_git_status_runs_no_fsmonitor_nested_in_submodule test ! -e "$M/nested_link"
+kj exec --workspace "$N" -- sh -c "$MKEVIL; mkevil evil9 .git/modules/mid/modules/inner $M/nested_gitfile && echo 'gitdir: ../../evil9' >mid/inner/.git && echo planted"
+is "$rc:$out" "0:planted" nested_submodule_gitfile_can_be_rewritten_inside
+like "$err" "kjail: git: the command made a submodule lead to $N/evil9 \(host git would use its config when it enters that submodule\); renamed to config\.kjail-refused" \
+	nested_submodule_rewritten_target_config_set_aside_and_said
+host_git -C "$N" status
+ok host_git_status_follows_no_rewritten_nested_submodule_gitfile test ! -e "$M/nested_gitfile"
+
 done_testing

@@ -237,4 +237,45 @@ like "$err" "\.husky/pre-commit: Read-only file system" worktree_common_hooks_pa
 host_git -C "$W" commit -q --allow-empty -m x
 ok worktree_common_hooks_path_no_hook_runs_on_host not_pwned wt_hookspath
 
+# A submodule's own config, which host git reads when it enters the
+# submodule (`git status` runs one there; so does `git submodule foreach
+# --recursive git commit`): its core.hooksPath (relative to the
+# submodule's worktree) and include.path targets in the workspace are
+# kept read-only as the top repository's are, at any depth, whoever
+# could write the config itself.
+R=$T/g7
+repo "$T/g7-inner" && repo "$T/g7-mid" &&
+	git -C "$T/g7-mid" "${G[@]}" submodule add -q "$T/g7-inner" inner && git -C "$T/g7-mid" "${G[@]}" commit -q -m mid
+repo "$R" && git -C "$R" "${G[@]}" submodule add -q "$T/g7-mid" mid &&
+	git -C "$R" "${G[@]}" submodule update -q --init --recursive && git -C "$R" "${G[@]}" commit -q -m top
+mkdir "$R/mid/.husky" && git -C "$R/mid" config core.hooksPath .husky
+printf '[core]\n' >"$R/mid/inner/sub.gitconfig"
+git -C "$R/mid/inner" config include.path ../../../../../mid/inner/sub.gitconfig
+give "$R"
+kj exec --workspace "$R" -- sh -c 'printf "#!/bin/sh\necho PWNED >$1/sub_hookspath\n" >mid/.husky/pre-commit; chmod +x mid/.husky/pre-commit' sh "$M"
+like "$err" "mid/\.husky/pre-commit: Read-only file system" submodule_hooks_path_target_read_only
+host_git -C "$R" submodule foreach -q --recursive 'git -c user.email=k@j -c user.name=kj commit -q --allow-empty -m x'
+ok submodule_hooks_path_no_hook_runs_on_host not_pwned sub_hookspath
+kj exec --workspace "$R" -- sh -c "printf '\tfsmonitor = \"echo PWNED >$M/sub_include; false\"\n' >>mid/inner/sub.gitconfig"
+like "$err" "mid/inner/sub\.gitconfig: Read-only file system" nested_submodule_included_config_read_only
+host_git -C "$R" status
+ok nested_submodule_included_config_no_fsmonitor_runs_on_host not_pwned sub_include
+kj exec --workspace "$R" -- sh -c 'touch mid/elsewhere && echo ok'
+is "$rc:$out:$err" "0:ok:" submodule_worktree_still_writable
+# A submodule git directory out of the sandbox's reach: its config was
+# not the command's choice, but what it includes from the workspace is.
+repo "$T/g7-out" && git -C "$T/g7-out" config include.path "$R/out.gitconfig"
+printf '[core]\n' >"$R/out.gitconfig" && mkdir "$R/outsub" && echo "gitdir: $T/g7-out/.git" >"$R/outsub/.git"
+git -C "$R" "${G[@]}" update-index --add --cacheinfo "160000,$(git -C "$T/g7-out" "${G[@]}" rev-parse HEAD),outsub"
+give "$R" "$T/g7-out"
+kj exec --workspace "$R" -- sh -c "printf '\tfsmonitor = \"echo PWNED >$M/out_include; false\"\n' >>out.gitconfig"
+like "$err" "out\.gitconfig: Read-only file system" out_of_reach_submodule_included_config_read_only
+host_git -C "$R" status
+ok out_of_reach_submodule_included_config_no_fsmonitor_runs_on_host not_pwned out_include
+# Missing (the command could make it): refused, as for the top repository.
+rmdir "$R/mid/.husky"
+kj exec --workspace "$R" -- true
+like "$rc:$err" "^125:kjail: workspace: core\.hooksPath in .*/modules/mid/config names $R/mid/\.husky, which the command could create" \
+	submodule_hooks_path_missing_refused
+
 done_testing

@@ -1,0 +1,275 @@
+/* A git index's gitlinks, read without git (kjail reads indexes the
+ * command wrote, before and after the run, and must neither run the
+ * command's config nor trust the index's sizes), and the submodules host
+ * git enters through them. See git_index.h. */
+#include "mounts/git_index.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mounts/git_after.h"
+
+#define INDEX_MAX (256u << 20)
+#define GITLINK 0160000u
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The index's gitlinks, each handed to fn; false if it could not be read
+ * as an index (versions 2 to 4, SHA-1 or SHA-256 names). */
+static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
+			   void (*fn)(void *, const char *), void *arg)
+{
+	char path[4096] = "";
+	uint32_t version, n;
+	size_t off = 12, fixed = 40 + hash + 2, plen = 0;
+
+	if (len < 12 || memcmp(b, "DIRC", 4))
+		return false;
+	version = be32(b + 4);
+	n = be32(b + 8);
+	if (version < 2 || version > 4)
+		return false;
+	/* Cheap per entry (a big repository's index has 100k+): the name is
+	 * copied only where it is needed, a gitlink's or (version 4) the
+	 * prefix the next name builds on. */
+	for (uint32_t i = 0; i < n; i++) {
+		size_t start = off, strip = 0, namelen;
+		unsigned flags;
+		const unsigned char *name, *nul;
+		bool gitlink;
+		if (off + fixed > len)
+			return false;
+		gitlink = be32(b + start + 24) == GITLINK;
+		flags = (unsigned)b[off + fixed - 2] << 8 | b[off + fixed - 1];
+		off += fixed + (version >= 3 && (flags & 0x4000) ? 2 : 0);
+		if (off >= len)
+			return false; /* the extended flags ran past the end */
+		if (version == 4) {   /* prefix-compressed: strip N bytes, add the rest */
+			unsigned char c = b[off++]; /* off < len: checked above */
+			strip = c & 0x7f;
+			while (c & 0x80) {
+				if (off >= len || strip > sizeof(path))
+					return false;
+				c = b[off++];
+				strip = ((strip + 1) << 7) | (c & 0x7f);
+			}
+		}
+		name = b + off;
+		if (version < 4 && (flags & 0xfff) < 0xfff) {
+			/* the length is in the flags: its NUL must be there */
+			namelen = flags & 0xfff;
+			if (off + namelen >= len || name[namelen])
+				return false; /* not this hash size */
+		} else {
+			if (!(nul = memchr(name, 0, len - off)))
+				return false;
+			namelen = (size_t)(nul - name);
+			if (version < 4 && namelen < 0xfff)
+				return false; /* not this hash size */
+		}
+		if (version < 4)
+			strip = plen; /* the whole name */
+		if (strip > plen || plen - strip + namelen >= sizeof(path))
+			return false;
+		if (version == 4 || (fn && gitlink)) {
+			memcpy(path + plen - strip, name, namelen);
+			plen = plen - strip + namelen;
+			path[plen] = '\0';
+		}
+		off += namelen + 1;
+		if (version < 4) /* NUL padding to a multiple of 8 */
+			off = start + ((off - start + 7) & ~(size_t)7);
+		if (fn && gitlink)
+			fn(arg, path);
+	}
+	/* The extensions, up to the trailing hash. A split index ("link",
+	 * core.splitIndex) keeps entries in sharedindex.*, which this parser
+	 * does not read: a gitlink there would go unchecked, so such an
+	 * index is one kjail cannot read (125), never "no gitlinks". */
+	while (len >= hash && off + 8 <= len - hash) {
+		uint32_t size = be32(b + off + 4);
+		if (!memcmp(b + off, "link", 4))
+			return false;
+		if (size > len - hash - off - 8)
+			break;
+		off += 8 + size;
+	}
+	return true;
+}
+
+/* Where host git goes for the gitlink at path: path/.git itself, or the
+ * directory a .git file there names, each reached as host git reaches
+ * it (through symlinks), into real (canonical). */
+bool git_link_target(const char *workspace, const char *path, char real[PATH_MAX])
+{
+	char base[PATH_MAX], dotgit[PATH_MAX], named[PATH_MAX];
+	const char *dir = dotgit;
+	struct stat st;
+
+	if ((size_t)snprintf(base, sizeof(base), "%s/%s", workspace, path) >= sizeof(base) ||
+	    (size_t)snprintf(dotgit, sizeof(dotgit), "%s/.git", base) >= sizeof(dotgit) ||
+	    stat(dotgit, &st) < 0)
+		return false;
+	if (S_ISREG(st.st_mode)) {
+		if (!realpath(dotgit, real) ||
+		    git_named_path(AT_FDCWD, real, "gitdir: ", base, named, sizeof(named)))
+			return false;
+		dir = named;
+	}
+	return realpath(dir, real) != NULL;
+}
+
+static void gitlinks_add(void *arg, const char *path)
+{
+	struct git_paths *l = arg;
+	char **v;
+
+	if (l->failed || !(v = realloc(l->v, (l->n + 1) * sizeof(*v)))) {
+		l->failed = true;
+		return;
+	}
+	/* The grown array is the list's now, even if strdup fails below. */
+	l->v = v;
+	if (!(v[l->n] = strdup(path))) {
+		l->failed = true;
+		return;
+	}
+	l->n++;
+}
+
+void git_paths_free(struct git_paths *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct git_paths){0};
+}
+
+/* The gitlinks of gitfd/index into *l, the index's stat into *st (zero
+ * if there is none). -1 if the index is there but could not be read as
+ * one. One pass over it (a big repository's is megabytes): names are
+ * collected, not acted on, until the whole index has been read. */
+int git_index_gitlinks(int gitfd, struct git_paths *l, struct stat *st)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	ssize_t r;
+	int fd, rc = -1;
+
+	*l = (struct git_paths){0};
+	*st = (struct stat){0};
+	/* O_NONBLOCK: a FIFO the command left as .git/index would hang kjail
+	 * after the run (and before the next); only a regular file is read. */
+	fd = openat(gitfd, "index", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	/* Anything but a regular file of a size kjail reads is not skipped:
+	 * a command could pad the index past INDEX_MAX to hide a gitlink. */
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || (size_t)st->st_size > INDEX_MAX ||
+	    !(buf = malloc((size_t)st->st_size + 1)))
+		goto out;
+	while (len < (size_t)st->st_size &&
+	       (r = read(fd, buf + len, (size_t)st->st_size - len)) > 0)
+		len += (size_t)r;
+	if (len == 0) {
+		rc = 0; /* an empty index: git's "no entries" */
+		goto out;
+	}
+	for (size_t hash = 20; hash <= 32 && rc < 0; hash += 12) {
+		git_paths_free(l);
+		if (index_gitlinks(buf, len, hash, gitlinks_add, l) && !l->failed)
+			rc = 0;
+	}
+out:
+	if (rc < 0)
+		git_paths_free(l);
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+/* The walk's first failure, the one said: err into *rc, where into bad. */
+__attribute__((format(printf, 5, 6))) static void walk_fail(int *rc, int err, char *bad,
+							    size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*rc)
+		return;
+	*rc = err;
+	va_start(ap, fmt);
+	vsnprintf(bad, size, fmt, ap);
+	va_end(ap);
+}
+
+/* Breadth first, through a queue rather than recursion: a command can
+ * nest gitlinks as deep as paths go (or make one lead back to its own
+ * parent's git directory, "gitdir: ../.git"), and kjail's stack must not
+ * be what bounds the walk. Each worktree path is longer than its
+ * parent's, so the walk ends; max and GIT_NESTED_BYTES keep it short
+ * (a command could otherwise make kjail read the same big index over
+ * and over), and past them the caller says what was not reached. */
+int git_index_walk(const char *workspace, const struct git_paths *top, size_t max,
+		   void (*fn)(void *, const char *, const char *), void *arg, char *bad,
+		   size_t size)
+{
+	struct git_paths q = {0};
+	size_t bytes = 0;
+	bool stopped = false; /* past max or GIT_NESTED_BYTES: no more added */
+	int rc = 0;
+
+	for (size_t i = 0; i < top->n && !stopped; i++) {
+		if (i < max)
+			gitlinks_add(&q, top->v[i]);
+		else
+			stopped = true;
+	}
+	if (stopped)
+		walk_fail(&rc, -E2BIG, bad, size, "%s", top->v[max]);
+	for (size_t i = 0; i < q.n; i++) {
+		char real[PATH_MAX], full[PATH_MAX];
+		struct git_paths sub;
+		struct stat st;
+		int fd, r;
+
+		if (!git_link_target(workspace, q.v[i], real))
+			continue; /* not checked out: host git does not enter it */
+		fn(arg, q.v[i], real);
+		if (stopped || (fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			continue;
+		r = git_index_gitlinks(fd, &sub, &st);
+		close(fd);
+		if (r < 0) {
+			walk_fail(&rc, -1, bad, size, "%s", real);
+			continue;
+		}
+		bytes += (size_t)st.st_size;
+		for (size_t j = 0; j < sub.n && !stopped; j++) {
+			if ((size_t)snprintf(full, sizeof(full), "%s/%s", q.v[i], sub.v[j]) >=
+			    sizeof(full)) {
+				walk_fail(&rc, -ENAMETOOLONG, bad, size, "%s/%s", q.v[i], sub.v[j]);
+			} else if (q.n >= max || bytes > GIT_NESTED_BYTES) {
+				walk_fail(&rc, -E2BIG, bad, size, "%s", full);
+				stopped = true;
+			} else {
+				gitlinks_add(&q, full);
+			}
+		}
+		git_paths_free(&sub);
+	}
+	if (q.failed)
+		walk_fail(&rc, -ENOMEM, bad, size, "%s", workspace);
+	git_paths_free(&q);
+	return rc;
+}
