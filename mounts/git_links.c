@@ -471,7 +471,7 @@ int git_links_check(const struct kj_config *cfg, int gitfd, const char *workspac
 {
 	struct walk w = {.start = *start, .workspace = workspace, .snap = before};
 	struct link_ctx c = {.w = &w, .cfg = cfg, .workspace = workspace};
-	char where[4200], dir[PATH_MAX], bad[PATH_MAX];
+	char where[4200], dir[PATH_MAX], bad[PATH_MAX] = "";
 
 	own_dirs(gitfd, &c, before, dir);
 	snprintf(where, sizeof(where), "%s/.git", workspace);
@@ -486,8 +486,8 @@ int git_links_check(const struct kj_config *cfg, int gitfd, const char *workspac
 	if (rc == 0) {
 		rc = git_index_walk(workspace, links, MAX_CHECKED, check_link, &c, bad,
 				    sizeof(bad));
-		/* a nested index: said with its own directory */
-		snprintf(dir, sizeof(dir), "%s", bad);
+		if (rc == -1) /* a nested index: said with its own directory */
+			snprintf(dir, sizeof(dir), "%s", bad);
 	}
 	git_paths_free(&now);
 	if (rc) {
