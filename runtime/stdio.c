@@ -320,30 +320,43 @@ static void guard_stop(struct stdio_plan *io)
 	io->guard = -1;
 }
 
+int stdio_raw_enter(struct stdio_plan *io, int when)
+{
+	struct termios raw;
+
+	if (io->term_fd < 0 || tcgetattr(io->term_fd, &io->saved) < 0)
+		return 0;
+	raw = io->saved;
+	/* The caller's own terminal goes raw so every key reaches the
+	 * sandbox's (which already has the caller's settings). */
+	cfmakeraw(&raw);
+	guard_start(io);
+	if (tcsetattr(io->term_fd, when, &raw) < 0) {
+		int e = errno;
+		guard_stop(io);
+		return -e;
+	}
+	io->raw = true;
+	/* Only now: a kjail started in the background is stopped by
+	 * SIGTTOU in the tcsetattr above, before the terminal is raw. */
+	stdio_stop_block();
+	return 0;
+}
+
 int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err)
 {
 	struct kj_config none = {0},
 			 capped = {.output_limited = io->limited, .output_limit = io->limit};
-	int out = io->child_fd[1] == -1 ? 1 : (io->term_fd >= 0 ? io->term_fd : 1);
+	int out = io->child_fd[1] == -1 ? 1 : (io->term_fd >= 0 ? io->term_fd : 1), e;
 
 	io->master = master;
-	if (io->term_fd >= 0 && tcgetattr(io->term_fd, &io->saved) == 0) {
-		struct termios raw = io->saved;
-		/* The caller's own terminal goes raw so every key reaches the
-		 * sandbox's (which already has the caller's settings). */
-		cfmakeraw(&raw);
-		guard_start(io);
-		if (tcsetattr(io->term_fd, TCSADRAIN, &raw) < 0) {
-			guard_stop(io);
-			return kj_fail(err, "tty", errno, "use --no-tty",
-				       "set the terminal to raw mode");
-		}
-		io->raw = true;
-	}
+	if ((e = stdio_raw_enter(io, TCSADRAIN)) < 0)
+		return kj_fail(err, "tty", -e, "use --no-tty", "set the terminal to raw mode");
 	stdio_resize(io);
 	if (io->child_fd[0] == -1) {
 		add_relay(io, 0, master, NULL, &none);
 		io->relays[io->nrelays - 1].to_pty = true;
+		io->relays[io->nrelays - 1].from_tty = io->raw && io->term_fd == 0;
 		/* kjail's own: a command that stops reading its terminal
 		 * must not block kjail in a write to the master. */
 		io->relays[io->nrelays - 1].to_own = fcntl(master, F_SETFL, O_NONBLOCK) == 0;
@@ -536,6 +549,14 @@ void relay_service(struct relay *r, short revents)
 	while (n < 0 && errno == EINTR);
 	if (n < 0 && errno == EAGAIN)
 		return;
+	if (n < 0 && errno == EIO && r->from_tty && tcgetpgrp(r->from) > 0 &&
+	    tcgetpgrp(r->from) != getpgrp()) {
+		/* Read in the background, SIGTTIN blocked (raw mode): the
+		 * kernel refused it, and the input has not ended. kjail stops
+		 * as it would have (stdio_stop), not the command's input. */
+		(void)kill(getpid(), SIGTTIN);
+		return;
+	}
 	if (n <= 0) {
 		/* EOF (or EIO: a pty whose last slave closed). */
 		if (r->name)

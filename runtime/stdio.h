@@ -10,6 +10,7 @@
 #define KJAIL_STDIO_H
 
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <termios.h>
@@ -28,6 +29,7 @@ struct relay {
 	char last;      /* the last byte written */
 	uint64_t wrote; /* when it was written (a count of relay writes) */
 	bool failed;    /* a write error (not EPIPE): the rest is discarded */
+	bool from_tty;  /* the caller's terminal, raw: EIO in the background stops */
 	uint64_t limit, passed, dropped;
 	uint64_t abandoned; /* output given up: the reader took no more */
 };
@@ -73,6 +75,17 @@ void stdio_pty_inherit(const struct stdio_plan *io, int slave);
 void stdio_release(bool keep_stderr);
 /* Parent: the sandbox's pty master arrived; wire the relays, raw mode. */
 int stdio_attach_pty(struct stdio_plan *io, int master, struct kj_err *err);
+/* Parent: the caller's terminal (io->term_fd) raw, its settings kept in
+ * io->saved and its guardian started; tcsetattr's when (TCSADRAIN...).
+ * 0, also when it has no settings to read; -errno if it cannot go raw. */
+int stdio_raw_enter(struct stdio_plan *io, int when);
+/* Parent, raw mode (runtime/stdio_stop.c): SIGTSTP, SIGTTIN and SIGTTOU
+ * are blocked and read by kjail's loop, which calls stdio_stop with
+ * them; the terminal is restored, kjail stops, and once continued in the
+ * foreground goes raw again and passes the window size on. */
+void stdio_stop_block(void);
+void stdio_stop_signals(sigset_t *set);
+void stdio_stop(struct stdio_plan *io, int sig);
 /* Parent: copy the caller's window size to the sandbox's terminal. */
 void stdio_resize(struct stdio_plan *io);
 /* Parent: give the caller's terminal back as it was. */

@@ -45,6 +45,10 @@ static void on_signal(struct sandbox *sb, bool exited, uint32_t sig, const char 
 		stdio_resize(&sb->io);
 		return;
 	}
+	if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+		stdio_stop(&sb->io, (int)sig); /* raw mode only; COMMAND runs on */
+		return;
+	}
 	if (!exited)
 		tell_init(sb, INIT_TO_COMMAND, (int)sig);
 	if (kj_sig_ends((int)sig))
@@ -73,6 +77,9 @@ int supervise(struct sandbox *sb)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN); /* a closed reader must not kill kjail */
 	stdio_own_stderr();       /* the sandbox has the caller's own by now */
+	/* Blocked since raw mode began (stdio_raw_enter). */
+	if (sb->io.raw)
+		stdio_stop_signals(&set);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (cfg->timeout_ms) {
 		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);

@@ -352,4 +352,162 @@ rcms=$(line_of RC=)
 is "${rcms%% *}" 124 stopped_terminal_timeout_exits_124
 ok stopped_terminal_does_not_hold_back_the_timeout test "${rcms##*MS=}" -lt $((4500 + KJ_TIME_SLACK_MS))
 
+# ------------------------------------------------ kjail stopped from outside
+
+# SIGTSTP (SIGTTIN, SIGTTOU) sent to kjail in raw mode stopped it with the
+# caller's terminal raw: no echo, no ^C until it was continued. Now the
+# settings go back while it is stopped, and once continued in the
+# foreground the terminal is raw again and the window size, changed
+# meanwhile, reaches the command. The caller's shell here has job control
+# (set -m): kjail is a job of its own (a process group the shell leads
+# no more than bash's own, so the kernel does not discard the stop), and
+# the shell takes the terminal back while it is stopped. A helper stops
+# kjail once the terminal is raw; $T/kpid gets kjail's pid (the
+# terminal's foreground process group: kjail is its leader).
+stopper='( for i in $(seq 400); do [ "$(stty -g)" != "$b" ] && break; sleep 0.05; done
+	p=$(ps -o tpgid= -p $$ | tr -d " "); echo $p > '"$T"'/kpid; sleep 0.3; kill -$sig $p ) &'
+state='$(awk "{print \$3}" /proc/$(cat '"$T"'/kpid)/stat)'
+flags='$(stty -a | tr " " "\n" | grep -xE -- "-?(echo|icanon)" | tr "\n" " ")'
+for sig in TSTP TTIN TTOU; do
+	rm -f "$T/kpid"
+	onpty --timeout 40 --step 'RESUMING' 1 'typed-after-fg\n' -- 'set -m; sig='"$sig"'
+	b=$(stty -g); echo "BEFORE=$b"
+	'"$stopper"'
+	'"$KJC"' -- sh -c '\''read -r x; echo "G""OT<$x> SIZE=$(stty size)"; exit 7'\''
+	echo "STOP=$? STATE='"$state"'"
+	echo "DURING=$(stty -g) FLAGS='"$flags"'"
+	stty rows 50 cols 120; echo "RESU""MING"; fg; echo "R""C=$?"; echo "AFTER=$(stty -g)"'
+	n=$(kill -l "$sig")
+	is "$(line_of STOP=)" "$((128 + n)) STATE=T" "sig${sig}_to_kjail_in_raw_mode_stops_it"
+	is "$(line_of DURING=)" "$(line_of BEFORE=) FLAGS=icanon echo " \
+		"sig${sig}_stopped_kjail_leaves_caller_terminal_settings"
+	is "$(line_of GOT)" "<typed-after-fg> SIZE=50 120" \
+		"sig${sig}_fg_input_and_window_size_changed_while_stopped_reach_command"
+	is "$(line_of RC=):$(line_of AFTER=)" "7:$(line_of BEFORE=)" \
+		"sig${sig}_fg_run_ends_with_command_status_and_settings_restored"
+done
+
+# bg after the stop: kjail continued in the background must not take the
+# terminal from the shell (raw mode there): it stops again, as a
+# background tcsetattr does (SIGTTOU), and fg resumes it.
+rm -f "$T/kpid"
+onpty --timeout 40 --step 'RESUMING' 1 'typed-after-bg-fg\n' -- 'set -m; sig=TSTP
+	b=$(stty -g); echo "BEFORE=$b"
+	'"$stopper"'
+	'"$KJC"' -- sh -c '\''read -r x; echo "G""OT<$x>"; exit 8'\''
+	bg >/dev/null; sleep 1
+	echo "BG=$(awk "{print \$3}" /proc/$(cat '"$T"'/kpid)/stat) $([ "$(stty -g)" = "$b" ] && echo caller-settings)"
+	echo "RESU""MING"; fg >/dev/null; echo "R""C=$?"; echo "AFTER=$(stty -g)"'
+is "$(line_of BG=)" "T caller-settings" bg_after_stop_keeps_kjail_stopped_and_terminal_the_callers
+is "$(line_of GOT):$(line_of RC=):$(line_of AFTER=)" "<typed-after-bg-fg>:8:$(line_of BEFORE=)" \
+	bg_then_fg_resumes_kjail_with_input_and_status
+
+# kill -CONT (no fg): a parent that keeps kjail's process group in the
+# foreground while it is stopped (runner.py, no shell job control), as a
+# terminal emulator or multiplexer running kjail directly would. Once
+# continued the terminal is raw again, typed input reaches the command,
+# the window size changed while it was stopped too, and the run ends
+# with the command's status.
+cat >"$T/runner.py" <<'EOF2'
+import os, signal, sys
+pid = os.fork()
+if pid == 0:
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    os.tcsetpgrp(0, os.getpgrp())
+    signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+    os.execv(sys.argv[2], sys.argv[2:])
+open(sys.argv[1], "w").write("%d\n" % pid)
+_, st = os.waitpid(pid, 0)
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+os.tcsetpgrp(0, os.getpgrp())
+sys.exit(os.waitstatus_to_exitcode(st))
+EOF2
+rm -f "$T/kpid"
+onpty --timeout 40 --step 'PAUSED' 0 'resize:50x120' --step 'CONTINUED' 0.5 'typed-after-cont\n' -- '
+	b=$(stty -g); echo "BEFORE=$b"
+	( exec </dev/tty # (an asynchronous list without job control gets /dev/null)
+	  for i in $(seq 400); do [ -s '"$T"'/kpid ] && [ "$(stty -g)" != "$b" ] && break; sleep 0.05; done
+	  p=$(cat '"$T"'/kpid); sleep 0.3; kill -TSTP $p
+	  for i in $(seq 200); do [ "'"$state"'" = T ] && break; sleep 0.05; done
+	  echo "DURING='"$state"' $(stty -g) FLAGS='"$flags"'"; echo "PAU""SED"; sleep 1; kill -CONT $p
+	  for i in $(seq 200); do [ "$(stty -g)" != "$b" ] && break; sleep 0.05; done
+	  echo "CONT='"$state"' $([ "$(stty -g)" != "$b" ] && echo raw)"; echo "CONTIN""UED" ) &
+	'"$PY $T/runner.py $T/kpid $KJC"' -- sh -c '\''read -r x; echo "G""OT<$x> SIZE=$(stty size)"; exit 5'\''
+	echo "R""C=$?"; wait; echo "AFTER=$(stty -g)"'
+is "$(line_of DURING=)" "T $(line_of BEFORE=) FLAGS=icanon echo " \
+	sigtstp_stopped_kjail_gives_caller_terminal_back_while_foreground
+like "$(line_of CONT=)" '^[RS] raw$' sigcont_makes_the_terminal_raw_again
+is "$(line_of GOT)" "<typed-after-cont> SIZE=50 120" \
+	sigcont_input_and_window_size_changed_while_stopped_reach_command
+is "$(line_of RC=):$(line_of AFTER=)" "5:$(line_of BEFORE=)" \
+	sigcont_run_ends_with_command_status_and_settings_restored
+
+# The terminal taken from kjail while raw (another process of the
+# caller's made its own group the foreground one), then a key typed:
+# kjail's read in the background stopped it (SIGTTIN) with the terminal
+# raw. Now it stops with the caller's settings back, and once it has the
+# foreground again and SIGCONT, the line typed reaches the command.
+rm -f "$T/kpid"
+takefg="$PY"' -c "import os, signal, sys; signal.signal(signal.SIGTTOU, signal.SIG_IGN); os.tcsetpgrp(0, int(sys.argv[1]))"'
+onpty --timeout 40 --step 'TAKEN' 0.3 'typed-in-background\n' -- '
+	b=$(stty -g); echo "BEFORE=$b"
+	( exec </dev/tty
+	  for i in $(seq 400); do [ -s '"$T"'/kpid ] && [ "$(stty -g)" != "$b" ] && break; sleep 0.05; done
+	  p=$(cat '"$T"'/kpid); sleep 0.3; '"$takefg"' $(ps -o pgid= -p $$); echo "TAK""EN"
+	  for i in $(seq 200); do [ "'"$state"'" = T ] && break; sleep 0.05; done
+	  echo "BGREAD='"$state"' $(stty -g) FLAGS='"$flags"'"
+	  '"$takefg"' $p; kill -CONT $p ) &
+	'"$PY $T/runner.py $T/kpid $KJC"' -- sh -c '\''read -r x; echo "G""OT<$x>"; exit 4'\''
+	echo "R""C=$?"; wait; echo "AFTER=$(stty -g)"'
+is "$(line_of BGREAD=)" "T $(line_of BEFORE=) FLAGS=icanon echo " \
+	read_in_background_stops_kjail_with_caller_terminal_settings
+is "$(line_of GOT):$(line_of RC=):$(line_of AFTER=)" "<typed-in-background>:4:$(line_of BEFORE=)" \
+	read_in_background_then_foreground_and_cont_input_reaches_command
+
+# kill -9 while stopped: nothing is left (the sandbox dies with kjail) and
+# the terminal is the caller's.
+rm -f "$T/kpid"
+onpty --timeout 40 -- 'set -m; sig=TSTP
+	b=$(stty -g); echo "BEFORE=$b"
+	'"$stopper"'
+	'"$KJC"' -- sleep 30
+	p=$(cat '"$T"'/kpid); init=$(cat /proc/$p/task/$p/children)
+	kill -9 $p; wait $p 2>/dev/null
+	for i in $(seq 200); do [ -e /proc/$init ] || break; sleep 0.05; done
+	for i in $(seq 200); do [ "$(stty -g)" = "$b" ] && break; sleep 0.05; done
+	echo "GONE=$([ -n "$init" ] && ! [ -e /proc/$init ] && echo yes) AFTER=$(stty -g)"'
+is "$(line_of GONE=)" "yes AFTER=$(line_of BEFORE=)" kill_9_of_stopped_kjail_leaves_nothing_and_caller_settings
+
+# An exec into a session never makes the terminal raw (a terminal there
+# becomes a pipe the client relays): SIGTSTP stops the client with the
+# terminal as the caller had it, the command runs on, and fg resumes the
+# relay, as for a one-shot run.
+session_test_setup
+S=kjtty-$$
+trap 'as_caller "$KJAIL" rm "$S" >/dev/null 2>&1; _cleanup' EXIT
+kj create $CREATE_ARGS "$S"
+expect_rc session_for_stop_test_created 0
+if [ "$KJ_AS" = user ]; then
+	printf '#!/bin/sh\nexec setpriv --reuid=%s --regid=%s --clear-groups --reset-env -- env PATH="%s" HOME="%s" TERM=xterm XDG_RUNTIME_DIR="%s" "%s" exec -s "%s" "$@"\n' \
+		"$KJ_USER" "$KJ_GID" "$PATH" "${KJ_HOME:-/nonexistent}" "$XDG_RUNTIME_DIR" "$KJAIL" "$S" >"$T/kjs"
+else
+	printf '#!/bin/sh\nexec env TERM=xterm "%s" exec -s "%s" "$@"\n' "$KJAIL" "$S" >"$T/kjs"
+fi
+chmod 0755 "$T/kjs"
+rm -f "$T/kpid"
+onpty --timeout 40 --step 'RESUMING' 1 'typed-after-fg\n' -- 'set -m; sig=TSTP
+	b=$(stty -g); echo "BEFORE=$b"
+	( for i in $(seq 400); do [ "$(ps -o tpgid= -p $$)" != "$(ps -o pgid= -p $$)" ] && break; sleep 0.05; done
+	  p=$(ps -o tpgid= -p $$ | tr -d " "); echo $p > '"$T"'/kpid; sleep 1; kill -TSTP $p ) &
+	'"$T"'/kjs -- sh -c '\''read -r x; echo "G""OT<$x>"; exit 6'\''
+	echo "STOP=$? STATE='"$state"'"
+	echo "DURING=$(stty -g) FLAGS='"$flags"'"
+	echo "RESU""MING"; fg >/dev/null; echo "R""C=$?"; echo "AFTER=$(stty -g)"'
+is "$(line_of STOP=)" "148 STATE=T" sigtstp_stops_session_exec_client
+is "$(line_of DURING=)" "$(line_of BEFORE=) FLAGS=icanon echo " \
+	sigtstp_stopped_session_exec_leaves_caller_terminal_settings
+is "$(line_of GOT):$(line_of RC=):$(line_of AFTER=)" "<typed-after-fg>:6:$(line_of BEFORE=)" \
+	session_exec_fg_input_reaches_command_and_status_kept
+
 done_testing
