@@ -257,12 +257,60 @@ void stdio_pty_inherit(const struct stdio_plan *io, int slave)
 		(void)ioctl(slave, TIOCSWINSZ, &ws);
 }
 
+/* The guardian's end: the terminal's settings back, unless someone owns
+ * the terminal again. Once kjail said which raw settings it set ('T' and
+ * them), only a terminal still in them is changed: after kill -9 of kjail
+ * the caller's shell may already have set its own (readline's, after
+ * waitpid returned; or any program's, while kjail was stopped with
+ * SIGSTOP), and a late restore broke its line editing. */
+static void guard_wait(int sock, int term, const struct termios *saved)
+{
+	struct termios raw, now;
+	size_t got = 0;
+	char tag = 0;
+	ssize_t n;
+
+	while ((n = read(sock, &tag, 1)) < 0 && errno == EINTR)
+		;
+	if (n == 1 && tag == 'T') {
+		while (got < sizeof(raw) &&
+		       ((n = read(sock, (char *)&raw + got, sizeof(raw) - got)) > 0 ||
+			(n < 0 && errno == EINTR)))
+			got += n > 0 ? (size_t)n : 0;
+		if (got < sizeof(raw))
+			return;
+		while ((n = read(sock, &tag, 1)) < 0 && errno == EINTR)
+			;
+		if (n != 0 || tcgetattr(term, &now) < 0 || now.c_iflag != raw.c_iflag ||
+		    now.c_oflag != raw.c_oflag || now.c_cflag != raw.c_cflag ||
+		    now.c_lflag != raw.c_lflag || memcmp(now.c_cc, raw.c_cc, sizeof(now.c_cc)))
+			return;
+	} else if (n != 0) {
+		return; /* 'r': kjail restored them */
+	}
+	(void)tcsetattr(term, TCSANOW, saved);
+}
+
+/* The raw settings kjail set, as the terminal holds them, for guard_wait
+ * to compare with. */
+static void guard_tell_raw(const struct stdio_plan *io)
+{
+	char msg[1 + sizeof(struct termios)] = {'T'};
+	struct termios now;
+
+	if (io->guard < 0 || tcgetattr(io->term_fd, &now) < 0)
+		return; /* the guardian then restores without comparing */
+	memcpy(msg + 1, &now, sizeof(now));
+	(void)!write(io->guard, msg, sizeof(msg));
+}
+
 /* kill -9 of kjail left the caller's terminal raw (no echo, no ^C: the
  * shell after it unusable until `stty sane`). A guardian process holds
  * the terminal and the settings to put back, and puts them back when
  * its socket from kjail ends without kjail's "restored" byte: kjail died
- * without restoring them. Not kjail's child (a grandchild: kjail's one
- * child is the sandbox's init), and stdio_restore waits for its end. */
+ * without restoring them (guard_wait). Not kjail's child (a grandchild:
+ * kjail's one child is the sandbox's init), and stdio_restore waits for
+ * its end. */
 static void guard_start(struct stdio_plan *io)
 {
 	int sp[2];
@@ -275,8 +323,6 @@ static void guard_start(struct stdio_plan *io)
 		if (fork() != 0)
 			_exit(0);
 		sigset_t all;
-		char c;
-		ssize_t n;
 		/* Every signal blocked: SIGTTOU too, so the settings go back
 		 * also once the caller's shell has the terminal again. */
 		sigfillset(&all);
@@ -290,10 +336,7 @@ static void guard_start(struct stdio_plan *io)
 		syscall(SYS_close_range, 2, ~0U, 0);
 		(void)prctl(PR_SET_NAME, "kjail-tty");
 		(void)!chdir("/");
-		while ((n = read(0, &c, 1)) < 0 && errno == EINTR)
-			;
-		if (n == 0)
-			(void)tcsetattr(1, TCSANOW, &io->saved);
+		guard_wait(0, 1, &io->saved);
 		_exit(0);
 	}
 	close(sp[1]);
@@ -337,6 +380,7 @@ int stdio_raw_enter(struct stdio_plan *io, int when)
 		return -e;
 	}
 	io->raw = true;
+	guard_tell_raw(io);
 	/* Only now: a kjail started in the background is stopped by
 	 * SIGTTOU in the tcsetattr above, before the terminal is raw. */
 	stdio_stop_block();

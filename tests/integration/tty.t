@@ -246,6 +246,21 @@ onpty --timeout 60 -- 'b=$(stty -g); echo "BEFORE=$b"; '"$KJC"' -- sleep 30 <&0 
 is "$(line_of RAW=)" "yes KIDS=1" "kjail_made_the_terminal_raw_and_has_one_child ($out)"
 is "$(line_of AFTER=)" "$(line_of BEFORE=)" caller_terminal_settings_restored_after_kill_9_of_kjail
 
+# The guardian restores only a terminal still in kjail's raw settings:
+# a program that set its own since (here while kjail was stopped with
+# SIGSTOP, which kjail cannot catch; or the caller's shell, right after
+# waitpid) keeps them. The guardian put the old settings back over them.
+onpty --timeout 60 -- 'b=$(stty -g); '"$KJC"' -- sleep 30 <&0 & k=$!
+	for i in $(seq 400); do [ "$(stty -g)" != "$b" ] && break; sleep 0.05; done
+	kill -STOP $k; sleep 0.2
+	stty sane -icanon -echo; later=$(stty -g)
+	kill -9 $k; wait $k
+	sleep 1
+	now=$(stty -g)
+	echo "LATER=$([ "$now" = "$later" ] && echo kept || { [ "$now" = "$b" ] && echo reset-to-before || echo other; })"
+	stty "$b"'
+is "$(line_of LATER=)" kept later_terminal_settings_kept_after_kill_9_of_stopped_kjail
+
 # The sandbox's terminal starts with the caller's settings.
 onpty -- 'stty -echo intr ^X; echo "OUTER=$(stty -g)"; '"$KJC"' -- sh -c '\''echo "INNER=$(stty -g)"'\'
 is "$(line_of INNER=)" "$(line_of OUTER=)" sandbox_terminal_starts_with_caller_settings
