@@ -38,6 +38,7 @@ struct kj_proxy {
 	int pidfd;
 	struct proxy_stats *stats;
 	const char *log_path;
+	uint64_t log_limit; /* --net-log-limit, for the summary */
 	bool quiet;
 	bool log_created; /* this run made the --net-log file ... */
 	dev_t log_dev;    /* ... this one */
@@ -197,8 +198,7 @@ static void log_line(struct proxy_ctx *px, const char *what)
 	char line[256];
 	int n = snprintf(line, sizeof(line), "proxy: %s\n", what);
 
-	if (px->log_fd >= 0)
-		(void)!write(px->log_fd, line, (size_t)n);
+	log_write(px, line, (size_t)n);
 }
 
 __attribute__((noreturn)) static void proxy_serve(struct proxy_ctx *px, int sock)
@@ -474,6 +474,8 @@ static int ctx_make(const struct kj_config *cfg, struct proxy_ctx **out, struct 
 	for (int i = 0; i < PROXY_MAX_CONNS; i++)
 		px->clients[i] = -1;
 	pthread_mutex_init(&px->lock, NULL);
+	pthread_mutex_init(&px->log_lock, NULL);
+	px->log_limit = cfg->net_log_limit;
 	px->idle_ms = cfg->net_idle_ms;
 	rc = load_rules(cfg->allow_host, cfg->nallow_host, &allow, err);
 	px->rules = (struct hm_rules){.allow = allow, .nallow = cfg->nallow_host};
@@ -545,6 +547,7 @@ int proxy_start(const struct kj_config *cfg, struct kj_proxy **proxy, int *relay
 	p->stats = px->stats;
 	px->stats = NULL; /* kjail's copy of the mapping now belongs to p */
 	p->log_path = cfg->net_log;
+	p->log_limit = cfg->net_log_limit;
 	p->quiet = cfg->quiet;
 	if (px->log_created && fstat(px->log_fd, &st) == 0) {
 		p->log_created = true;
@@ -593,22 +596,29 @@ void proxy_commit_log(struct kj_proxy *p)
 static void report(const struct kj_proxy *p)
 {
 	const struct proxy_stats *st = p->stats;
-	unsigned long refused = atomic_load(&st->refused);
+	unsigned long refused = atomic_load(&st->refused), dropped = atomic_load(&st->log_dropped);
 	unsigned shown = atomic_load(&st->nshown);
 	char hosts[PROXY_SHOWN_HOSTS * (PROXY_HOSTPORT_MAX + 2)] = "";
 	size_t o = 0;
 
-	if (!refused || p->quiet)
+	if (p->quiet)
 		return;
 	for (unsigned i = 0; i < shown && i < PROXY_SHOWN_HOSTS; i++)
 		o += (size_t)snprintf(hosts + o, sizeof(hosts) - o, "%s%s", i ? ", " : "",
 				      st->shown[i]);
 	/* "...": a refused host was left out; refusals with no host (no
 	 * request head, over the connection cap) are counted, not named. */
-	kj_note("net: %lu connection%s refused%s%s%s (%s%s)", refused, refused == 1 ? "" : "s",
-		shown ? ": " : "", hosts, atomic_load(&st->left_out) ? ", ..." : "",
-		p->log_path ? "see " : "add --net-log FILE for the reasons",
-		p->log_path ? p->log_path : "");
+	if (refused)
+		kj_note("net: %lu connection%s refused%s%s%s (%s%s)", refused,
+			refused == 1 ? "" : "s", shown ? ": " : "", hosts,
+			atomic_load(&st->left_out) ? ", ..." : "",
+			p->log_path ? "see " : "add --net-log FILE for the reasons",
+			p->log_path ? p->log_path : "");
+	if (atomic_load(&st->log_truncated))
+		kj_note("net: --net-log %s truncated at --net-log-limit %llu: %lu later line%s (%lu "
+			"bytes) not written",
+			p->log_path, (unsigned long long)p->log_limit, dropped,
+			dropped == 1 ? "" : "s", atomic_load(&st->log_dropped_bytes));
 }
 
 void proxy_stop(struct kj_proxy *p, bool show)

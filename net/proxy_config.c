@@ -122,6 +122,8 @@ int proxy_config_check(struct kj_config *cfg, struct kj_err *err)
 			opt = "--deny-host";
 		else if (cfg->net_log)
 			opt = "--net-log";
+		else if (cfg->net_log_limit_set)
+			opt = "--net-log-limit";
 		else if (cfg->net_hosts)
 			opt = "--net-hosts";
 		else if (cfg->net_idle_set)

@@ -59,24 +59,68 @@ static bool shown(const struct conn *c, char *buf, size_t len)
 	return true;
 }
 
-/* The log line, one write (no lock taken: conn_log_waiting holds px->lock). */
-static void write_line(const struct conn *c)
+/* "2025-01-31T12:00:00.000Z", the time each log line starts with. */
+static void log_time(char *when, size_t size)
 {
-	const struct proxy_ctx *px = c->px;
-	char line[1400], when[32];
 	struct timespec ts;
 	struct tm tm;
-	int len;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(when, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(when + n, size - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+/* The cap: a command that opens connections without end must not fill
+ * the caller's disk with their lines. Whole lines only, and under one
+ * lock, so that two threads cannot both take the last room, and a line
+ * decided before the cap was reached cannot land after the line that
+ * says the log stops there. The lock is held for the one write a line
+ * always cost (to a regular file). */
+void log_write(struct proxy_ctx *px, const char *line, size_t len)
+{
+	struct proxy_stats *st = px->stats;
 
 	if (px->log_fd < 0)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	pthread_mutex_lock(&px->log_lock);
+	if (!atomic_load(&st->log_truncated) && len <= px->log_limit - px->log_used) {
+		px->log_used += len;
+		/* One write per line on an O_APPEND file: lines never
+		 * interleave, with another kjail's appending to it either. */
+		(void)!write(px->log_fd, line, len);
+	} else {
+		if (!atomic_exchange(&st->log_truncated, true)) {
+			char last[256], when[40];
+			int n;
+
+			log_time(when, sizeof(when));
+			n = snprintf(
+				last, sizeof(last),
+				"%s log=truncated limit=%llu reason=\"--net-log-limit reached: later connections are not logged (they are still decided and relayed)\"\n",
+				when, (unsigned long long)px->log_limit);
+			(void)!write(px->log_fd, last, (size_t)n);
+		}
+		atomic_fetch_add(&st->log_dropped, 1);
+		atomic_fetch_add(&st->log_dropped_bytes, len);
+	}
+	pthread_mutex_unlock(&px->log_lock);
+}
+
+/* The log line (px->lock may be held: conn_log_waiting). */
+static void write_line(const struct conn *c)
+{
+	char line[1400], when[40];
+	int len;
+
+	if (c->px->log_fd < 0)
+		return;
+	log_time(when, sizeof(when));
 	len = snprintf(
 		line, sizeof(line),
-		"%s.%03ldZ proto=%s host=%s port=%d decision=%s rule=\"%s\" addr=%s up=%llu down=%llu%s%s%s\n",
-		when, ts.tv_nsec / 1000000, c->proto ? c->proto : "-",
+		"%s proto=%s host=%s port=%d decision=%s rule=\"%s\" addr=%s up=%llu down=%llu%s%s%s\n",
+		when, c->proto ? c->proto : "-",
 		c->have_target     ? c->target.name
 		: c->shown_host[0] ? c->shown_host
 				   : "-",
@@ -88,9 +132,7 @@ static void write_line(const struct conn *c)
 		len = sizeof(line) - 1;
 		line[len - 1] = '\n';
 	}
-	/* One write per line on an O_APPEND file: lines of concurrent
-	 * connections never interleave. */
-	(void)!write(px->log_fd, line, (size_t)len);
+	log_write(c->px, line, (size_t)len);
 }
 
 /* The summary names the first few refused hosts, once each, and says

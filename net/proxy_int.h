@@ -37,6 +37,9 @@ struct proxy_stats {
 	atomic_uint nshown;
 	char shown[PROXY_SHOWN_HOSTS][PROXY_HOSTPORT_MAX]; /* "host:port" */
 	atomic_bool left_out; /* a refused host:port not in shown[] (it was full) */
+	/* --net-log-limit reached: the lines not written after it, their bytes */
+	atomic_bool log_truncated;
+	atomic_ulong log_dropped, log_dropped_bytes;
 };
 
 struct conn;
@@ -48,6 +51,13 @@ struct proxy_ctx {
 	int log_fd;       /* --net-log, O_APPEND; -1: none */
 	bool log_created; /* open_log made the file (for proxy_stop) */
 	int log_dir;      /* log_fd is unnamed yet: its directory (proxy_commit_log), or -1 */
+	/* Every line goes through log_write, under log_lock: log_used bytes
+	 * of at most log_limit (--net-log-limit) written, then one line
+	 * saying the log stops there (stats->log_truncated), then none. A
+	 * leaf lock: taken with px->lock held (conn_log_waiting), never the
+	 * other way round. */
+	pthread_mutex_t log_lock;
+	uint64_t log_limit, log_used;
 	uint64_t idle_ms;
 	struct proxy_stats *stats;
 	pthread_mutex_t lock;         /* the shown list, clients[], the waiting list */
@@ -91,6 +101,8 @@ struct conn {
 };
 
 /* proxy_conn.c */
+/* Append one whole line (ending in \n) to --net-log, within the cap. */
+void log_write(struct proxy_ctx *px, const char *line, size_t len);
 void conn_serve(struct proxy_ctx *px, int client);
 /* Count the connection and write its log line. */
 void conn_log(struct conn *c);

@@ -172,6 +172,18 @@ static int opt_net_idle(struct kj_config *c, const char *o, const char *v, struc
 	return 0;
 }
 
+/* A cap below 1K would keep no line worth having (one is up to 1400
+ * bytes); there is no "none": the log is always bounded. */
+static int opt_net_log_limit(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
+{
+	int rc = parse_size(o, v, &c->net_log_limit, e);
+
+	c->net_log_limit_set = true;
+	if (rc == 0 && c->net_log_limit < 1024)
+		return kj_fail(e, "option", 0, "give at least 1K", "--%s: %s is too small", o, v);
+	return rc;
+}
+
 static int opt_memory(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
 	c->limits.memory_arg = v;
@@ -418,6 +430,8 @@ static const struct option_def options[] = {
 	 "--net proxy: refuse PATTERN even if allowed (repeatable)"},
 	{"net-log", true, opt_net_file, "FILE",
 	 "--net proxy: append one line per connection to FILE"},
+	{"net-log-limit", true, opt_net_log_limit, "SIZE",
+	 "--net proxy: write at most SIZE of --net-log lines (default 16M)"},
 	{"net-hosts", true, opt_net_file, "FILE",
 	 "--net proxy: resolve names from FILE (hosts format) first"},
 	{"net-idle-timeout", true, opt_net_idle, "DURATION",

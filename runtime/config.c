@@ -31,6 +31,7 @@ void config_init(struct kj_config *cfg)
 	cfg->kill_grace_ms = 5000;
 	cfg->net = KJ_NET_NONE;
 	cfg->net_idle_ms = 300000;
+	cfg->net_log_limit = KJ_NET_LOG_LIMIT;
 	cfg->tty = KJ_TTY_AUTO;
 	cfg->idle_timeout_ms = 30 * 60 * 1000;
 	cfg->limits.memory = 512ULL << 20;

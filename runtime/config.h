@@ -23,6 +23,7 @@
 #define KJ_MAX_HOST_RULES 64                        /* --allow-host, --deny-host (each) */
 #define KJ_PROXY_PORT 3128 /* --net proxy: the relay on the sandbox's 127.0.0.1 */
 #define KJ_PROXY_URL "127.0.0.1:3128"
+#define KJ_NET_LOG_LIMIT (16ULL << 20) /* --net-log-limit's default: 16M of lines */
 
 enum kj_net_mode { KJ_NET_NONE, KJ_NET_HOST, KJ_NET_PROXY };
 enum kj_tty_mode { KJ_TTY_AUTO, KJ_TTY_ON, KJ_TTY_OFF };
@@ -85,6 +86,8 @@ struct kj_config {
 	const char *net_hosts; /* --net-hosts FILE, canonical after config_finish */
 	uint64_t net_idle_ms;  /* --net-idle-timeout (default 5m) */
 	bool net_idle_set;
+	uint64_t net_log_limit; /* --net-log-limit: bytes of lines per run (or session) */
+	bool net_log_limit_set;
 	enum kj_isolation isolation;
 	enum kj_landlock_mode landlock; /* --landlock */
 	enum kj_seccomp_policy seccomp; /* --seccomp */

@@ -74,6 +74,7 @@ uint64_t config_fingerprint(const struct kj_config *cfg)
 	mix_str(&h, cfg->net_log);
 	mix_str(&h, cfg->net_hosts);
 	mix_num(&h, cfg->net_idle_ms);
+	mix_num(&h, cfg->net_log_limit);
 	mix_num(&h, (uint64_t)cfg->isolation);
 	mix_num(&h, (uint64_t)cfg->landlock);
 	mix_num(&h, (uint64_t)cfg->seccomp);

@@ -56,11 +56,16 @@ static uint64_t num_value(const struct kj_config *c, const char *opt, char *show
 		snprintf(shown, size, "%llu", (unsigned long long)c->tmp_size);
 		return c->tmp_size;
 	}
+	if (!strcmp(opt, "net-log-limit")) {
+		snprintf(shown, size, "%llu", (unsigned long long)c->net_log_limit);
+		return c->net_log_limit;
+	}
 	return 0;
 }
 
-static const char *const max_opts[] = {"memory",     "memory-swap",  "pids",     "cpus", "timeout",
-				       "kill-grace", "output-limit", "tmp-size", NULL};
+static const char *const max_opts[] = {"memory",        "memory-swap", "pids",         "cpus",
+				       "timeout",       "kill-grace",  "output-limit", "tmp-size",
+				       "net-log-limit", NULL};
 static const char *const enum_opts[] = {"net", "isolation", "limits", "landlock", "seccomp", NULL};
 static const char *const name_opts[] = {"env", "setenv", "allow-secret-env", NULL};
 static const char *const path_opts[] = {"rw", "ro", "workspace", NULL};
@@ -130,7 +135,7 @@ static int parse_rule(struct kj_rule *r, struct kj_err *err)
 		if (!in(max_opts, r->opt) || !r->value)
 			return bad(
 				err, r,
-				"max memory, memory-swap, pids, cpus, timeout, kill-grace, output-limit or tmp-size, with a value",
+				"max memory, memory-swap, pids, cpus, timeout, kill-grace, output-limit, tmp-size or net-log-limit, with a value",
 				"not a bound");
 		if (cli_apply_option(&scratch, r->opt, r->value, err))
 			return bad_value(err, r);
@@ -414,6 +419,9 @@ static int check_max(const struct kj_rule *r, const struct kj_config *c, const s
 {
 	char shown[64], fix[128];
 
+	/* Only a --net proxy run with a --net-log has a log to bound. */
+	if (!strcmp(r->opt, "net-log-limit") && !(c->net == KJ_NET_PROXY && c->net_log))
+		return 0;
 	if (num_value(c, r->opt, shown, sizeof(shown)) <= r->num)
 		return 0;
 	snprintf(fix, sizeof(fix), "ask for at most %s with --%s, or %s", r->value, r->opt, FIX);

@@ -139,8 +139,8 @@ static unsigned origin_rank(const struct kj_sources *src, const char *opt)
 static int settle_proxy_options(struct kj_config *cfg, const struct kj_sources *src,
 				struct kj_err *err)
 {
-	static const char *const only_proxy[] = {"allow-host", "deny-host", "net-log", "net-hosts",
-						 "net-idle-timeout"};
+	static const char *const only_proxy[] = {"allow-host",    "deny-host", "net-log",
+						 "net-log-limit", "net-hosts", "net-idle-timeout"};
 	unsigned net = origin_rank(src, "net");
 
 	if (cfg->net == KJ_NET_PROXY)
@@ -171,6 +171,8 @@ static int settle_proxy_options(struct kj_config *cfg, const struct kj_sources *
 	cfg->nallow_host = cfg->ndeny_host = 0;
 	cfg->net_log = cfg->net_hosts = NULL;
 	cfg->net_idle_set = false;
+	cfg->net_log_limit = KJ_NET_LOG_LIMIT;
+	cfg->net_log_limit_set = false;
 	return 0;
 }
 

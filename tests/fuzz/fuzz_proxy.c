@@ -50,6 +50,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	px.idle_ms = 1000;
 	px.stats = &stats;
 	pthread_mutex_init(&px.lock, NULL);
+	/* Small, so a run goes past --net-log-limit into the truncated log. */
+	pthread_mutex_init(&px.log_lock, NULL);
+	px.log_limit = 64 * 1024;
 	for (int i = 0; i < PROXY_MAX_CONNS; i++)
 		px.clients[i] = -1;
 	return 0;
@@ -71,5 +74,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(sv[0]);
 	FUZZ_ASSERT(atomic_load(&stats.allowed) == 0);
 	FUZZ_ASSERT(atomic_load(&stats.nshown) <= PROXY_SHOWN_HOSTS);
+	FUZZ_ASSERT(px.log_used <= px.log_limit);
 	return 0;
 }
