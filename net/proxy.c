@@ -19,6 +19,7 @@
 #include <sys/capability.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -44,6 +45,8 @@ struct kj_proxy {
 	dev_t log_dev;    /* ... this one */
 	ino_t log_ino;
 	int log_unnamed, log_dir; /* not linked in yet (proxy_commit_log), or -1 */
+	bool log_lost;            /* it could not be linked in: the lines went nowhere */
+	char log_named[PATH_MAX]; /* the name it was linked in under, when not log_path's */
 };
 
 struct job {
@@ -571,6 +574,29 @@ fail:
 	return rc;
 }
 
+/* The log linked in under NAME.kjail-XXXXXXXX: a name nobody else can
+ * have guessed and made first. 0, or -1 with errno. */
+static int link_fresh(struct kj_proxy *p, const char *fdpath, const char *base)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		unsigned r;
+		char name[NAME_MAX + 1];
+
+		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r) ||
+		    (size_t)snprintf(name, sizeof(name), "%s.kjail-%08x", base, r) >= sizeof(name) ||
+		    (size_t)snprintf(p->log_named, sizeof(p->log_named), "%s.kjail-%08x",
+				     p->log_path, r) >= sizeof(p->log_named)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (linkat(AT_FDCWD, fdpath, p->log_dir, name, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
 void proxy_commit_log(struct kj_proxy *p)
 {
 	char fdpath[32];
@@ -580,13 +606,23 @@ void proxy_commit_log(struct kj_proxy *p)
 		return;
 	base = strrchr(p->log_path, '/') + 1;
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", p->log_unnamed);
-	/* EEXIST: a file was put at the path during the setup; it is not
-	 * kjail's to write to (it was not checked), and the lines go unseen. */
-	if (linkat(AT_FDCWD, fdpath, p->log_dir, base, AT_SYMLINK_FOLLOW) < 0) {
+	/* EEXIST: someone put a file at the path during the setup (another
+	 * user, in a shared directory). It is not kjail's (not checked, not
+	 * written), and pointing at it would show their lines as the run's:
+	 * the log goes under a fresh name, and kjail says which. */
+	if (linkat(AT_FDCWD, fdpath, p->log_dir, base, AT_SYMLINK_FOLLOW) == 0) {
+		/* as asked */
+	} else if (errno == EEXIST && link_fresh(p, fdpath, base) == 0) {
+		kj_note("net: --net-log %s was made by someone else during the setup (not kjail's, "
+			"not written); this run's log is %s",
+			p->log_path, p->log_named);
+		p->log_path = p->log_named;
+	} else {
 		kj_note("net: --net-log %s: could not be made (%s); this run's connections are "
 			"not logged",
 			p->log_path, strerror(errno));
 		p->log_created = false;
+		p->log_lost = true;
 	}
 	close(p->log_unnamed);
 	close(p->log_dir);
@@ -612,9 +648,11 @@ static void report(const struct kj_proxy *p)
 		kj_note("net: %lu connection%s refused%s%s%s (%s%s)", refused,
 			refused == 1 ? "" : "s", shown ? ": " : "", hosts,
 			atomic_load(&st->left_out) ? ", ..." : "",
-			p->log_path ? "see " : "add --net-log FILE for the reasons",
-			p->log_path ? p->log_path : "");
-	if (atomic_load(&st->log_truncated))
+			p->log_lost   ? "the --net-log file could not be made"
+			: p->log_path ? "see "
+				      : "add --net-log FILE for the reasons",
+			p->log_path && !p->log_lost ? p->log_path : "");
+	if (atomic_load(&st->log_truncated) && !p->log_lost)
 		kj_note("net: --net-log %s truncated at --net-log-limit %llu: %lu later line%s (%lu "
 			"bytes) not written",
 			p->log_path, (unsigned long long)p->log_limit, dropped,

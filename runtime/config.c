@@ -347,14 +347,50 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 	return 0;
 }
 
+/* The writable root that is the directory st, by identity. */
+static const char *writable_root_is(const struct kj_config *cfg, const struct stat *st)
+{
+	struct stat rs;
+
+	if (stat(cfg->workspace.src, &rs) == 0 && rs.st_dev == st->st_dev && rs.st_ino == st->st_ino)
+		return cfg->workspace.src;
+	for (size_t b = 0; b < cfg->nbinds; b++)
+		if (cfg->binds[b].writable && stat(cfg->binds[b].src, &rs) == 0 &&
+		    rs.st_dev == st->st_dev && rs.st_ino == st->st_ino)
+			return cfg->binds[b].src;
+	return NULL;
+}
+
 const char *config_writable_root(const struct kj_config *cfg, const char *path)
 {
+	char up[PATH_MAX];
+	size_t n;
+
 	if (path_covers(cfg->workspace.src, path))
 		return cfg->workspace.src;
 	for (size_t b = 0; b < cfg->nbinds; b++)
 		if (cfg->binds[b].writable && path_covers(cfg->binds[b].src, path))
 			return cfg->binds[b].src;
-	return NULL;
+	/* By identity too: through a bind mount of the workspace (or of a
+	 * directory above it) the same directory has another name. With
+	 * `mount --bind ~/proj /mnt/p`, a --net-log /mnt/p/net.log was
+	 * ~/proj/net.log, which COMMAND could erase or forge. Each existing
+	 * directory on path's way up is compared with each root. Not caught:
+	 * a bind of a directory *below* a root, mounted elsewhere. */
+	if ((n = strlen(path)) >= sizeof(up) || path[0] != '/')
+		return NULL;
+	memcpy(up, path, n + 1);
+	for (;;) {
+		struct stat st;
+		const char *root;
+		char *slash;
+
+		if (stat(up, &st) == 0 && S_ISDIR(st.st_mode) && (root = writable_root_is(cfg, &st)))
+			return root;
+		if (!strcmp(up, "/") || !(slash = strrchr(up, '/')))
+			return NULL;
+		slash[slash == up] = '\0';
+	}
 }
 
 struct link_ctx {

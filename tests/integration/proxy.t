@@ -660,6 +660,48 @@ if command -v strace >/dev/null; then
 else
 	skip killed_setup_leaves_no_net_log "no strace"
 fi
+# A name someone else makes in a shared directory while kjail sets up
+# (the log is linked in only once COMMAND starts): kjail did not write
+# the run's lines there and point at it ("see PATH" named a file holding
+# only the other user's forged line; the run's went to the unlinked
+# file). The log goes under a fresh name, and kjail says which.
+if command -v strace >/dev/null; then
+	mkdir -p "$T/shared" && chmod 1777 "$T/shared"
+	other=nobody
+	[ "$KJ_AS" = user ] && other=root
+	# shellcheck disable=SC2086 # KJ_EXEC_ARGS is meant to split
+	as_caller timeout -s KILL 30 strace -qq -o /dev/null -e trace=clone3 \
+		-e inject=clone3:delay_enter=3000000 "$KJAIL" exec $KJ_EXEC_ARGS "${P[@]:0:4}" \
+		--net-log "$T/shared/planted.log" -- curl -s http://evil.test/ \
+		>/dev/null 2>"$T/shared.err" </dev/null &
+	bg=$!
+	kjpid=
+	planted_up() {
+		kjpid=$(pgrep -o -f -- "^$KJAIL exec .*planted\.log") || return 1
+		for c in $(cat "/proc/$kjpid/task/$kjpid/children" 2>/dev/null); do
+			[ "$(cat "/proc/$c/comm" 2>/dev/null)" = kjail-proxy ] && return 0
+		done
+		return 1
+	}
+	ok "planted_log_setup_held ($kjpid)" settles 20 planted_up
+	su -s /bin/sh "$other" -c "echo FORGED > '$T/shared/planted.log'"
+	wait $bg
+	rc=$?
+	err=$(cat "$T/shared.err")
+	fresh=$(ls "$T/shared" | grep -x 'planted\.log\.kjail-[0-9a-f]\{8\}')
+	is "$rc:$(cat "$T/shared/planted.log")" "0:FORGED" planted_log_name_left_as_it_is
+	like "$err" "net-log $T/shared/planted.log was made by someone else during the setup .*this run's log is $T/shared/planted.log.kjail-" \
+		planted_log_name_said
+	like "$(cat "$T/shared/$fresh" 2>/dev/null)" "host=evil.test port=80 decision=refuse" planted_log_lines_in_fresh_file
+	is "$([ -n "$fresh" ] && stat -c %U "$T/shared/$fresh")" "$(as_caller id -un)" planted_log_fresh_file_is_callers
+	like "$err" "refused: evil.test:80 \(see $T/shared/$fresh\)" planted_log_summary_points_at_fresh_file
+	rm -rf "$T/shared"
+else
+	for t in planted_log_name_left_as_it_is planted_log_name_said planted_log_lines_in_fresh_file \
+		planted_log_fresh_file_is_callers planted_log_summary_points_at_fresh_file; do
+		skip "$t" "no strace"
+	done
+fi
 chmod 0666 "$T/hosts"
 kj exec --net proxy --net-hosts "$T/hosts" -- true
 like "$rc $err" "^125 kjail: net: --net-hosts .* is writable by group or others" world_writable_hosts_file_refused
@@ -717,6 +759,28 @@ mkdir -p "$T/rwlog"
 kj exec --net proxy --rw "$T/rwlog" --net-log "$T/rwlog/net.log" -- true
 like "$rc $err" "^125 kjail: net: --net-log .*/net.log is inside --rw $T/rwlog, which the sandbox can write" \
 	net_log_in_write_grant_refused
+# The same directory under another name: a bind mount of the workspace
+# (or of a directory above it) passed the path check (found by a review).
+mkdir -p "$T/alias" "$T/alias2"
+if mount --bind "$WS" "$T/alias" && mount --bind "$(dirname "$WS")" "$T/alias2"; then
+	kj exec --net proxy --net-log "$T/alias/net.log" -- true
+	like "$rc $err" "^125 kjail: net: --net-log .*/alias/net.log is inside the workspace $WS, which the sandbox can write" \
+		net_log_in_workspace_through_bind_alias_refused
+	kj exec --net proxy --net-log "$T/alias2/$(basename "$WS")/net.log" -- true
+	like "$rc $err" "^125 kjail: net: --net-log .* is inside the workspace $WS" \
+		net_log_in_workspace_through_parent_bind_alias_refused
+	ok net_log_through_bind_alias_creates_nothing test ! -e "$WS/net.log"
+	kj exec --net proxy --rw "$T/rwlog" --net-log "$T/alias2/rwlog/net.log" -- true
+	like "$rc $err" "^125 kjail: net: --net-log .*/alias2/rwlog/net.log is inside --rw $T/rwlog" \
+		net_log_in_write_grant_through_bind_alias_refused
+else
+	skip net_log_in_workspace_through_bind_alias_refused "cannot bind-mount here"
+	skip net_log_in_workspace_through_parent_bind_alias_refused "cannot bind-mount here"
+	skip net_log_through_bind_alias_creates_nothing "cannot bind-mount here"
+	skip net_log_in_write_grant_through_bind_alias_refused "cannot bind-mount here"
+fi
+umount "$T/alias2" 2>/dev/null
+umount "$T/alias" 2>/dev/null
 # A link outside what the sandbox can write is the caller's own, and kept.
 mkdir -p "$T/realdir"
 [ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/realdir"
