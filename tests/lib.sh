@@ -42,13 +42,17 @@ else
 	KJ_GID=0
 fi
 
-# as_caller CMD...: run CMD as the account the tests are about.
+# as_caller CMD...: run CMD as the account the tests are about; with
+# KJ_NETNS=PID set, in that process's network namespace (a test's own,
+# for host state kjail lists there: its unix sockets).
 as_caller() {
+	local ns=()
+	[ -n "${KJ_NETNS:-}" ] && ns=(nsenter -t "$KJ_NETNS" -n)
 	if [ "$KJ_AS" = user ]; then
-		setpriv --reuid="$KJ_USER" --regid="$(id -g "$KJ_USER")" --clear-groups \
+		"${ns[@]}" setpriv --reuid="$KJ_USER" --regid="$(id -g "$KJ_USER")" --clear-groups \
 			-- env HOME="${KJ_HOME:-/nonexistent}" USER="$KJ_USER" LOGNAME="$KJ_USER" "$@"
 	else
-		"$@"
+		"${ns[@]}" "$@"
 	fi
 }
 
