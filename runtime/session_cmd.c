@@ -51,53 +51,64 @@ static int listen_socket(const char *name, struct kj_err *err)
 	return fd;
 }
 
-/* Close every fd above 2 but the three in keep (all above 2, distinct). */
-static void close_fds_but(int keep[3])
+/* Close every fd above 2 but keep. */
+static void close_fds_but(int keep)
 {
-	unsigned next = 3;
-
-	for (int i = 0; i < 3; i++) /* sort the three */
-		for (int j = i + 1; j < 3; j++)
-			if (keep[j] < keep[i]) {
-				int t = keep[i];
-				keep[i] = keep[j];
-				keep[j] = t;
-			}
-	for (int i = 0; i < 3; i++) {
-		if ((unsigned)keep[i] > next)
-			syscall(SYS_close_range, next, (unsigned)keep[i] - 1, 0);
-		next = (unsigned)keep[i] + 1;
-	}
-	syscall(SYS_close_range, next, ~0U, 0);
+	if (keep > 3)
+		syscall(SYS_close_range, 3, (unsigned)keep - 1, 0);
+	syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0);
 }
 
 static int create_failed(const char *name, int lock, const char *lockpath, int rc);
+static int claim_name(const char *name, int *lock, int *listenfd, struct kj_err *err);
 
-/* The create this supervisor reports to is gone (kill -9 of kjail create
- * or of exec --create before "ready"): its caller got 137, not a
- * session, so none may outlive it (a supervisor and init nobody asked
- * for, or after a failed setup a socket and lock file). Cleaned up as
- * that create would have: the name's lock is still held (the
- * supervisor's copy), so no other create, rm or gc is in between. */
-static void create_abandoned(const char *name, int lock)
+/* What a supervisor that could not start tells its create: the error,
+ * and -EEXIST when a session of that name runs (exec --create joins it).
+ * "ready" is one byte. */
+struct create_failure {
+	int rc;
+	struct kj_err err;
+};
+
+/* Tell create why the session did not start (unless it is gone). */
+static void tell_failure(int ready, int rc, const struct kj_err *err)
+{
+	struct create_failure f = {.rc = rc, .err = *err};
+
+	(void)!write(ready, &f, sizeof(f));
+}
+
+/* A supervisor that did not start a session (its setup failed, or the
+ * create it reports to is gone) leaves nothing of NAME: no socket or
+ * record, and the lock file, removed while the lock is still held, so
+ * that no other create, rm or gc of the name is in between. Done before
+ * create hears of the failure: once it has exited 125, nothing remains. */
+static void release_name(const char *name, int lock)
 {
 	char lockpath[512];
 	struct kj_err ignored;
 
 	if (session_path(lockpath, sizeof(lockpath), name, "lock", &ignored) == 0)
 		(void)create_failed(name, lock, lockpath, 0);
+	else
+		close(lock);
 }
 
-/* The supervisor: builds the sandbox, says "ready" (or why not) on the
- * pipe, then waits for the session to end and frees what it held. */
-__attribute__((noreturn)) static void
-supervise_session(const struct kj_config *cfg, const char *name, int listenfd, int ready, int lock)
+/* The supervisor: takes the name, builds the sandbox, says "ready" (or
+ * why not) on the pipe, then waits for the session to end and frees
+ * what it held. A create killed (kill -9 of kjail create or of exec
+ * --create) before "ready" got 137, not a session, so none may outlive
+ * it (a supervisor and init nobody asked for, a socket and lock file):
+ * the supervisor finds it gone (EPIPE on "ready") and releases all. */
+__attribute__((noreturn)) static void supervise_session(const struct kj_config *cfg,
+							const char *name, int ready)
 {
 	struct sandbox sb;
 	struct session_record rec = {0};
 	struct kj_err err = {0};
 	struct git_after git;
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int lock = -1, listenfd = -1, rc;
 	sigset_t set;
 	siginfo_t si;
 
@@ -112,17 +123,19 @@ supervise_session(const struct kj_config *cfg, const char *name, int listenfd, i
 	 * close-on-exec marking drops nothing the caller left open: it held
 	 * a pipe's write end for the session's whole life (`kjail create
 	 * 5>&1 | cat` never saw EOF), and any file, socket or lock of the
-	 * caller's with it. Only the listening socket and the ready pipe
-	 * stay, and the name's lock: create's, held here too (a shared
-	 * open file) until "ready", so that if create dies first no other
-	 * create, rm or gc of the name comes between (the sandbox's init and
-	 * the proxy close it). sandbox_start opens what else it needs after
-	 * this. */
-	close_fds_but((int[3]){listenfd, ready, lock});
+	 * caller's with it. Only the ready pipe stays; the name's lock and
+	 * listening socket are the supervisor's own, taken next (the
+	 * sandbox's init and the proxy close them), and sandbox_start opens
+	 * what else it needs. */
+	close_fds_but(ready);
+	rc = claim_name(name, &lock, &listenfd, &err);
+	if (rc) {
+		tell_failure(ready, rc, &err); /* claim_name left nothing */
+		_exit(KJ_EXIT_SETUP);
+	}
 	if (sandbox_start(&sb, cfg, listenfd, &err)) {
-		/* create cleans up, or, gone, cannot */
-		if (write(ready, &err, sizeof(err)) != (ssize_t)sizeof(err))
-			create_abandoned(name, lock);
+		release_name(name, lock);
+		tell_failure(ready, -EINVAL, &err);
 		_exit(KJ_EXIT_SETUP);
 	}
 	close(listenfd);
@@ -141,12 +154,11 @@ supervise_session(const struct kj_config *cfg, const char *name, int listenfd, i
 	rec.output_limited = cfg->output_limited;
 	rec.config_id = config_fingerprint(cfg);
 	if (session_record_write(&rec, &err)) {
-		bool told = write(ready, &err, sizeof(err)) == (ssize_t)sizeof(err);
 		sandbox_kill(&sb);
 		(void)waitid(P_PIDFD, (id_t)sb.pidfd, &si, WEXITED);
 		sandbox_release(&sb);
-		if (!told)
-			create_abandoned(name, lock);
+		release_name(name, lock);
+		tell_failure(ready, -EINVAL, &err);
 		_exit(KJ_EXIT_SETUP);
 	}
 	/* EPIPE (SIGPIPE is blocked): the create died before it learnt of
@@ -156,7 +168,7 @@ supervise_session(const struct kj_config *cfg, const char *name, int listenfd, i
 		sandbox_kill(&sb);
 		(void)waitid(P_PIDFD, (id_t)sb.pidfd, &si, WEXITED);
 		sandbox_release(&sb);
-		create_abandoned(name, lock);
+		release_name(name, lock);
 		_exit(KJ_EXIT_SETUP);
 	}
 	close(ready);
@@ -292,34 +304,31 @@ static int create_failed(const char *name, int lock, const char *lockpath, int r
 	return rc;
 }
 
-int session_create(const struct kj_config *cfg, const char *name, struct kj_err *err)
+/* Take NAME for the supervisor calling this: the state directory, the
+ * name's lock (one create per name at a time; held until "ready"), no
+ * live session of that name, and its listening socket. 0 with *lock and
+ * *listenfd, or -errno with err filled (-EEXIST: a session of that name
+ * runs) and nothing of this claim left behind. */
+static int claim_name(const char *name, int *lock, int *listenfd, struct kj_err *err)
 {
 	struct session_record rec;
-	char lockpath[512];
-	int lock, listenfd, ready[2];
-	pid_t pid;
-	ssize_t n;
-	struct kj_err child_err;
+	char lockpath[512], dir[256];
 
-	char dir[256];
-
-	if (session_check_name(name, err))
-		return -EINVAL;
 	/* A failed create removes the directory once it is empty: one that
 	 * did so between this mkdir and this lock is made again. */
 	for (int tries = 0;; tries++) {
 		if (session_dir_create(dir, sizeof(dir), err) ||
 		    session_path(lockpath, sizeof(lockpath), name, "lock", err))
 			return -EINVAL;
-		lock = lock_name(lockpath, true);
-		if (lock != -ENOENT || tries == 3)
+		*lock = lock_name(lockpath, true);
+		if (*lock != -ENOENT || tries == 3)
 			break;
 	}
-	if (lock < 0)
-		return kj_fail(err, "session", -lock, NULL, "lock %s", lockpath);
+	if (*lock < 0)
+		return kj_fail(err, "session", -*lock, NULL, "lock %s", lockpath);
 	if (session_record_read(name, &rec, err) == 0) {
 		if (!strcmp(rec.state, "running") && session_supervisor_alive(&rec)) {
-			close(lock);
+			close(*lock);
 			kj_fail(err, "session", 0, "choose another name, or kjail rm it first",
 				"session '%s' exists", name);
 			return -EEXIST; /* exec --create joins it instead */
@@ -327,44 +336,85 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 		session_forget(name); /* stopped or dead: the name is free again */
 		(void)cgroup_gc(NULL, err);
 	}
-	listenfd = listen_socket(name, err);
-	if (listenfd < 0)
-		return create_failed(name, lock, lockpath, listenfd);
-	if (pipe2(ready, O_CLOEXEC) < 0) {
-		int rc = kj_fail(err, "session", errno, NULL, "pipe");
-		close(listenfd);
-		return create_failed(name, lock, lockpath, rc);
+	*listenfd = listen_socket(name, err);
+	if (*listenfd < 0)
+		return create_failed(name, *lock, lockpath, *listenfd);
+	return 0;
+}
+
+/* The supervisor of NAME died without saying "ready" or why not (killed,
+ * or crashed): what it had made of the name goes, as it would have
+ * removed it itself, unless another create holds the name now or a
+ * session of it runs. */
+static void unstarted_forget(const char *name)
+{
+	struct session_record rec;
+	struct kj_err ignored;
+	char lockpath[512];
+	int lock, rc;
+
+	if (session_path(lockpath, sizeof(lockpath), name, "lock", &ignored) ||
+	    (lock = lock_name(lockpath, false)) < 0)
+		return;
+	rc = session_record_read(name, &rec, &ignored);
+	if (rc == -ENOENT ||
+	    (rc == 0 && !strcmp(rec.state, "running") && !session_supervisor_alive(&rec))) {
+		(void)create_failed(name, lock, lockpath, 0);
+		return;
 	}
+	unlink(lockpath); /* while held, as drop_lock does */
+	close(lock);
+}
+
+/* Create makes nothing of NAME itself: it forks the supervisor first,
+ * and the supervisor takes the name (state directory, lock file,
+ * socket) and says "ready" or why not. The order is what keeps a
+ * `kill -9` of create, at any moment, from leaving anything behind:
+ * killed before the fork, it has made nothing; killed after, what there
+ * is belongs to the supervisor, which finds create gone when it says
+ * "ready" (EPIPE) and removes it all. (Taken by create before the fork,
+ * a lock file and socket stayed after a kill in between, with no
+ * process left to remove them.) */
+int session_create(const struct kj_config *cfg, const char *name, struct kj_err *err)
+{
+	struct create_failure f;
+	int ready[2];
+	pid_t pid;
+	ssize_t n;
+
+	if (session_check_name(name, err))
+		return -EINVAL;
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return kj_fail(err, "session", errno, NULL, "pipe");
 	pid = fork();
 	if (pid < 0) {
 		int rc = kj_fail(err, "session", errno, NULL, "start the supervisor");
-		close(listenfd);
 		close(ready[0]);
 		close(ready[1]);
-		return create_failed(name, lock, lockpath, rc);
+		return rc;
 	}
 	if (pid == 0) {
 		close(ready[0]);
-		/* A grandchild, so the supervisor is nobody's zombie. It
-		 * keeps the lock's fd (see supervise_session). */
+		/* A grandchild, so the supervisor is nobody's zombie. */
 		if (fork() == 0)
-			supervise_session(cfg, name, listenfd, ready[1], lock);
+			supervise_session(cfg, name, ready[1]);
 		_exit(0);
 	}
 	close(ready[1]);
-	close(listenfd);
 	(void)waitpid(pid, NULL, 0);
-	n = read(ready[0], &child_err, sizeof(child_err));
+	do
+		n = read(ready[0], &f, sizeof(f));
+	while (n < 0 && errno == EINTR);
 	close(ready[0]);
-	if (n == (ssize_t)sizeof(child_err)) {
-		*err = child_err;
-		return create_failed(name, lock, lockpath, -EINVAL);
+	if (n == (ssize_t)sizeof(f)) {
+		*err = f.err;
+		return f.rc;
 	}
-	if (n != 1)
-		return create_failed(name, lock, lockpath,
-				     kj_fail(err, "session", 0, NULL,
-					     "the supervisor of '%s' died while starting", name));
-	close(lock);
+	if (n != 1) {
+		unstarted_forget(name);
+		return kj_fail(err, "session", 0, NULL,
+			       "the supervisor of '%s' died while starting", name);
+	}
 	return 0;
 }
 
@@ -373,9 +423,9 @@ int session_settled(const char *name, struct kj_err *err)
 	char lockpath[512];
 	int lock;
 
-	/* A create holds the name's lock from before its socket listens
-	 * until its record is written: once the lock is free, a session
-	 * that answers has its record. */
+	/* A create's supervisor holds the name's lock from before its
+	 * socket listens until its record is written: once the lock is
+	 * free, a session that answers has its record. */
 	if (session_path(lockpath, sizeof(lockpath), name, "lock", err))
 		return -EINVAL;
 	lock = lock_name(lockpath, true);
@@ -662,8 +712,9 @@ int cmd_rm(int argc, char **argv)
 	return 0;
 }
 
-/* A lock file with no session (its create was killed before it could
- * remove it): removed, unless a create holds it right now. */
+/* A lock file with no session (left by a supervisor killed while it
+ * started, or by the create of an older kjail killed before it forked
+ * its supervisor): removed, unless a create holds it right now. */
 static void orphan_lock_remove(const char *dir, const char *file, int namelen)
 {
 	char name[SESSION_NAME_MAX + 1], state[512];
@@ -675,12 +726,13 @@ static void orphan_lock_remove(const char *dir, const char *file, int namelen)
 		drop_lock(name);
 }
 
-/* A socket with no session: a create killed between its bind and the
- * supervisor's record left it, and neither rm (no record) nor the next
- * gc saw it. Removed under NAME's lock, taken as create takes it but
- * without waiting (a create holding it is mid-way: its socket is live),
- * and only while there still is no record (a session that has one is
- * running or stopped, and its socket is its supervisor's). */
+/* A socket with no session: a supervisor killed between its bind and
+ * its record (or an older kjail's create killed before its fork) left
+ * it, and neither rm (no record) nor the next gc saw it. Removed under
+ * NAME's lock, taken as create takes it but without waiting (a create
+ * holding it is mid-way: its socket is live), and only while there
+ * still is no record (a session that has one is running or stopped,
+ * and its socket is its supervisor's). */
 static void orphan_socket_remove(const char *dir, const char *file, int namelen)
 {
 	char name[SESSION_NAME_MAX + 1], state[512], lockpath[512], sock[512];

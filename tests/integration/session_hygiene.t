@@ -10,7 +10,7 @@ holder=
 filler=
 full_init=
 cleanup_sessions() {
-	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail" "$S-dead" "$S-full" "$S-gone" "$S-gonefail"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
+	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail" "$S-dead" "$S-full" "$S-gone" "$S-gonefail" "$S-kill" "$S-supkill"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
 	[ -n "$holder" ] && kill "$holder" 2>/dev/null
 	[ -n "$filler" ] && kill "$filler" 2>/dev/null
 	[ -n "$full_init" ] && kill -CONT "$full_init" 2>/dev/null
@@ -215,13 +215,16 @@ is "$rc:$left" "125:" failed_create_leaves_no_state_directory
 # supervisor and an init nobody asked for, until its idle timeout), and
 # when its setup then failed, its socket and lock file stayed. strace
 # holds the supervisor in its first system call (setsid) while the create
-# is killed. held_create NAME ARGS...: sets $client and $sup.
+# is killed. held_create NAME ARGS...: sets $client and $sup, and
+# $held (the background job; create's stderr in $T/held.err). $hold: the
+# supervisor's call to hold in (setsid).
 held_create() {
-	local name=$1 p ppid comm
+	local name=$1 p ppid comm call=${hold:-setsid}
 	shift
 	client= sup=
-	as_caller strace -f -qq -o /dev/null -e trace=setsid -e inject=setsid:delay_enter=3000000 \
-		"$KJAIL" create "$@" "$name" </dev/null >/dev/null 2>&1 &
+	as_caller strace -f -qq -o /dev/null -e trace="$call" -e inject="$call:delay_enter=3000000" \
+		"$KJAIL" create "$@" "$name" </dev/null >/dev/null 2>"$T/held.err" &
+	held=$!
 	# The create's kjail is strace's child; the supervisor, its grandchild,
 	# is nobody's child of theirs once its parent (the fork between) exits.
 	both_up() {
@@ -262,9 +265,160 @@ if command -v strace >/dev/null; then
 	abandoned_leaves_nothing "$S-gonefail" killed_failing_create_leaves_no_socket_or_lock
 	kill -9 "$sup" 2>/dev/null
 	wait
+	# The supervisor killed (kill -9) once it has taken the name (held in
+	# clone3, its sandbox's start: the lock held, the socket bound):
+	# create says so (125) and removes what it had made.
+	# shellcheck disable=SC2086
+	hold=clone3 held_create "$S-supkill" $CREATE_ARGS
+	ok "held_in_clone3_supervisor_found ($client $sup)" test -n "$client" -a -n "$sup"
+	files_made=$(ls -A "$sdir" 2>/dev/null | grep "^$S-supkill\." | tr '\n' ' ')
+	kill -9 "$sup"
+	wait "$held"
+	rc=$?
+	err=$(grep -v '^strace: ' "$T/held.err") # (strace's notes on the kill)
+	is "$rc:$err" "125:kjail: session: the supervisor of '$S-supkill' died while starting" \
+		"killed_supervisor_reported_by_create (it had made: $files_made)"
+	is "$(ls -A "$sdir" 2>/dev/null | grep "^$S-supkill\." | tr '\n' ' ')" "" \
+		killed_supervisor_leaves_no_socket_or_lock
 else
 	skip killed_create_leaves_no_session "no strace"
 fi
+
+# A create killed (kill -9) at any moment of its start leaves nothing of
+# the name behind: no lock, socket or record, no process. Or, killed once
+# its supervisor had said "ready" (create's commit point: from there on
+# the session is made, and a kill can come before create exits), a
+# session that answers, which rm takes like any other. A create killed
+# between taking the name's lock, binding its socket and forking the
+# supervisor left the lock file and socket, with no process left to
+# remove them (only kjail gc did).
+K=$S-kill
+# The processes of a create of $K that this test started: the create, its
+# supervisor and the sandbox's init and proxy (forks of this kjail, none
+# exec'd, with $K last; the path of this run's kjail first).
+name_procs() { pgrep -f -- "^$KJAIL create .*$K\$" | tr '\n' ' '; }
+name_files() { ls -A "$sdir" 2>/dev/null | grep "^$K\." | tr '\n' ' '; }
+nothing_left() { [ -z "$(name_files)" ] && [ -z "$(name_procs)" ]; }
+answers() { as_caller "$KJAIL" exec -s "$K" -- true </dev/null >/dev/null 2>&1; }
+# soon SECONDS command...: settles, polled every 10 ms.
+soon() {
+	local end=$((${EPOCHREALTIME/./} + $1 * 1000000))
+	shift
+	until "$@"; do
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
+		read -r -t 0.01 -u "$nap"
+	done
+}
+# after_kill: wait until no process of the name is left (none to remove
+# what is there: the name is free, outcome=none) or its session answers
+# (outcome=live; removed with rm); anything else stays as
+# outcome="stray: ..." and fails.
+after_kill() {
+	settled() { [ -z "$(name_procs)" ] || answers; }
+	outcome=none
+	soon 20 settled
+	if [ -n "$(name_procs)" ] && answers; then
+		outcome=live
+		as_caller "$KJAIL" rm "$K" >/dev/null 2>&1
+		soon 10 nothing_left
+	fi
+	nothing_left || outcome="stray: $(name_files)procs: $(name_procs)"
+	[ "$outcome" = none ] || [ "$outcome" = live ]
+}
+# The caller's argv for a kjail run in the background whose pid is
+# kjail's own (as_caller there would be a subshell: kill -9 missed kjail).
+if [ "$KJ_AS" = user ]; then
+	caller=(setpriv --reuid="$KJ_USER" --regid="$KJ_GID" --clear-groups -- env
+		HOME=/nonexistent USER="$KJ_USER" LOGNAME="$KJ_USER")
+else
+	caller=()
+fi
+mkfifo "$T/nap" && exec {nap}<>"$T/nap" # read -t on it: a sleep without a fork
+
+# At random moments: 150 creates, each killed after 0 to 1.5 times what
+# a create takes here (some are killed before kjail runs, some after it
+# returned).
+t0=${EPOCHREALTIME/./}
+# shellcheck disable=SC2086
+"${caller[@]}" "$KJAIL" create $CREATE_ARGS "$K" </dev/null >/dev/null 2>&1
+span=$(((${EPOCHREALTIME/./} - t0) * 3 / 2))
+as_caller "$KJAIL" rm "$K" >/dev/null 2>&1
+tries=150 strays='' none=0 late=0 done=0
+for i in $(seq "$tries"); do
+	# shellcheck disable=SC2086
+	"${caller[@]}" "$KJAIL" create $CREATE_ARGS "$K" </dev/null >/dev/null 2>&1 &
+	pid=$!
+	d=$((RANDOM * span / 32768))
+	read -r -t "$(printf '%d.%06d' $((d / 1000000)) $((d % 1000000)))" -u "$nap"
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null # (no "Killed" line)
+	krc=$?
+	if after_kill; then
+		case $krc:$outcome in
+		137:none) none=$((none + 1)) ;;
+		137:live) late=$((late + 1)) ;;
+		*) done=$((done + 1)) ;;
+		esac
+	else
+		strays="$strays
+try $i: $outcome"
+	fi
+done
+_report "$([ -z "$strays" ] && echo 0 || echo 1)" \
+	"killed_create_at_random_moments_leaves_nothing ($tries in $((span / 1000)) ms: $none killed, $late killed after ready, $done returned)" \
+	"${strays#?}"
+# shellcheck disable=SC2086
+kj create $CREATE_ARGS "$K"
+expect_rc create_after_random_kills_succeeds 0
+kj rm "$K"
+
+# Deterministically, at each system call of create (strace kills it at
+# the entry of the Nth call of that name): from the list of a create
+# traced whole. The fork's call, and the one just after it, by name.
+if command -v strace >/dev/null; then
+	mkdir "$T/trace" && chown "$KJ_UID" "$T/trace"
+	# shellcheck disable=SC2086
+	as_caller strace -qq -o "$T/trace/create" "$KJAIL" create $CREATE_ARGS "$K" </dev/null >/dev/null 2>&1
+	as_caller "$KJAIL" rm "$K" >/dev/null 2>&1
+	# "name n" for each call: the nth call of that name.
+	# (not the execve strace starts kjail with: no injection there)
+	sed -n 's/^\([a-z0-9_]*\)(.*/\1/p' "$T/trace/create" | awk '{print $1, ++n[$1]}' |
+		grep -v '^execve 1$' >"$T/trace/calls"
+	fork_at=$(grep -nE '^(clone|clone3|fork|vfork) ' "$T/trace/calls" | head -1 | cut -d: -f1)
+	ok "create_traced ($(wc -l <"$T/trace/calls") calls, fork at ${fork_at:-none})" test -n "$fork_at"
+	# killed_at CALL N: create killed at the entry of its Nth CALL; sets
+	# $krc (strace's status: 137 when it killed kjail) and $outcome.
+	killed_at() {
+		# shellcheck disable=SC2086
+		as_caller strace -qq -o /dev/null -e trace="$1" -e inject="$1:signal=SIGKILL:when=$2" \
+			"$KJAIL" create $CREATE_ARGS "$K" </dev/null >/dev/null 2>&1
+		krc=$?
+		after_kill
+	}
+	for at in "$fork_at" $((fork_at + 1)); do
+		read -r call n < <(sed -n "${at}p" "$T/trace/calls")
+		killed_at "$call" "$n"
+		what=$([ "$at" = "$fork_at" ] && echo at_fork || echo just_after_fork)
+		is "$krc:$outcome" 137:none "killed_create_${what}_leaves_nothing ($call #$n)"
+	done
+	strays=
+	while read -r call n; do
+		killed_at "$call" "$n"
+		[ "$krc" = 137 ] || outcome="$outcome (not killed: $krc)"
+		case $outcome in none | live) ;; *) strays="$strays
+$call #$n: $outcome" ;; esac
+	done <"$T/trace/calls"
+	_report "$([ -z "$strays" ] && echo 0 || echo 1)" \
+		"killed_create_at_each_system_call_leaves_nothing ($(wc -l <"$T/trace/calls") calls)" \
+		"${strays#?}"
+	# shellcheck disable=SC2086
+	kj create $CREATE_ARGS "$K"
+	expect_rc create_after_kills_at_each_call_succeeds 0
+	kj rm "$K"
+else
+	skip killed_create_at_each_system_call_leaves_nothing "no strace"
+fi
+exec {nap}>&-
 
 # Flags of kjail exec that a create cannot honour are refused, not dropped.
 # shellcheck disable=SC2086
