@@ -684,7 +684,8 @@ if command -v strace >/dev/null; then
 		return 1
 	}
 	ok "planted_log_setup_held ($kjpid)" settles 20 planted_up
-	su -s /bin/sh "$other" -c "echo FORGED > '$T/shared/planted.log'"
+	setpriv --reuid="$other" --regid="$(id -g "$other")" --clear-groups \
+		sh -c "echo FORGED > '$T/shared/planted.log'"
 	wait $bg
 	rc=$?
 	err=$(cat "$T/shared.err")
