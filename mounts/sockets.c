@@ -84,8 +84,8 @@ static size_t *seen_slot(const struct host_sockets *hs, const char *path, size_t
 {
 	size_t i = path_hash(path, len) & (hs->nseen - 1);
 
-	while (hs->seen[i] && (strncmp(hs->paths[hs->seen[i] - 1], path, len) ||
-			       hs->paths[hs->seen[i] - 1][len]))
+	while (hs->seen[i] &&
+	       (strncmp(hs->paths[hs->seen[i] - 1], path, len) || hs->paths[hs->seen[i] - 1][len]))
 		i = (i + 1) & (hs->nseen - 1);
 	return &hs->seen[i];
 }

@@ -11,8 +11,8 @@
 struct host_sockets {
 	char **paths; /* as seen inside the sandbox, each once */
 	size_t n;
-	size_t *seen;  /* open-addressing set over paths: index + 1, 0 free */
-	size_t nseen;  /* its slots, a power of two, or 0 */
+	size_t *seen; /* open-addressing set over paths: index + 1, 0 free */
+	size_t nseen; /* its slots, a power of two, or 0 */
 };
 
 /* Read /proc/net/unix (the caller's network namespace) and keep the

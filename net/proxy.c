@@ -583,7 +583,8 @@ static int link_fresh(struct kj_proxy *p, const char *fdpath, const char *base)
 		char name[NAME_MAX + 1];
 
 		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r) ||
-		    (size_t)snprintf(name, sizeof(name), "%s.kjail-%08x", base, r) >= sizeof(name) ||
+		    (size_t)snprintf(name, sizeof(name), "%s.kjail-%08x", base, r) >=
+			    sizeof(name) ||
 		    (size_t)snprintf(p->log_named, sizeof(p->log_named), "%s.kjail-%08x",
 				     p->log_path, r) >= sizeof(p->log_named)) {
 			errno = ENAMETOOLONG;

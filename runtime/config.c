@@ -352,7 +352,8 @@ static const char *writable_root_is(const struct kj_config *cfg, const struct st
 {
 	struct stat rs;
 
-	if (stat(cfg->workspace.src, &rs) == 0 && rs.st_dev == st->st_dev && rs.st_ino == st->st_ino)
+	if (stat(cfg->workspace.src, &rs) == 0 && rs.st_dev == st->st_dev &&
+	    rs.st_ino == st->st_ino)
 		return cfg->workspace.src;
 	for (size_t b = 0; b < cfg->nbinds; b++)
 		if (cfg->binds[b].writable && stat(cfg->binds[b].src, &rs) == 0 &&
@@ -385,7 +386,8 @@ const char *config_writable_root(const struct kj_config *cfg, const char *path)
 		const char *root;
 		char *slash;
 
-		if (stat(up, &st) == 0 && S_ISDIR(st.st_mode) && (root = writable_root_is(cfg, &st)))
+		if (stat(up, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    (root = writable_root_is(cfg, &st)))
 			return root;
 		if (!strcmp(up, "/") || !(slash = strrchr(up, '/')))
 			return NULL;
