@@ -7,7 +7,7 @@
 
 session_test_setup
 S=kjq-$$
-trap 'rm -f "$sdir/$S-f.state" "$sdir/$S-r.extra-link"; for s in "$S" "$S-t" "$S-o" "$S-e" "$S-r" "$S-f"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; _cleanup' EXIT
+trap '[ -p "$sdir/$S-f.state" ] && rm -f "$sdir/$S-f.state"; rm -f "$sdir/$S-r.extra-link"; for s in "$S" "$S-t" "$S-o" "$S-e" "$S-r" "$S-f"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; _cleanup' EXIT
 chmod 0777 "$T"
 if [ "$KJ_AS" = user ]; then sdir=$XDG_RUNTIME_DIR/kjail; else sdir=/run/kjail; fi
 
