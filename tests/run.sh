@@ -47,7 +47,7 @@ done
 chmod -R a+rX build
 set -- tests/unit/*.sh tests/integration/*.t tests/escape/*.t "$as_user"/*.t
 if [ -z "${KJ_SANITIZE:-}" ]; then
-	prove -f --exec bash "$@"
+	prove -f --exec "bash tests/leak-guard.sh" "$@"
 	exit $?
 fi
 
@@ -64,7 +64,7 @@ mkdir -m 1777 "$san_logs"
 export ASAN_OPTIONS="detect_leaks=0:log_path=$san_logs/asan"
 export UBSAN_OPTIONS="print_stacktrace=1:log_path=$san_logs/ubsan"
 echo "tests: $KJAIL is built with sanitizers; reports go to $san_logs"
-prove -f --exec bash "$@"
+prove -f --exec "bash tests/leak-guard.sh" "$@"
 rc=$?
 if [ -n "$(ls -A "$san_logs")" ]; then
 	echo "tests: sanitizer reports:" >&2
