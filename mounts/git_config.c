@@ -206,9 +206,10 @@ static int protect_target(struct walk *w, const char *file, const char *key, con
 	for (size_t i = 0; i < cfg->nprotect; i++)
 		if (!strcmp(cfg->protect[i], rel))
 			return 0;
-	if (cfg->nprotect == KJ_MAX_PROTECT)
+	if (cfg->nprotect == KJ_MAX_PROTECTED)
 		return kj_fail(w->err, "workspace", 0, "keep fewer of them in the workspace",
-			       "%s in %s: more than %d protected paths", key, file, KJ_MAX_PROTECT);
+			       "%s in %s: more than %d protected paths", key, file,
+			       KJ_MAX_PROTECTED);
 	if (!(cfg->protect[cfg->nprotect] = strdup(rel)))
 		return kj_fail(w->err, "workspace", ENOMEM, NULL, "protect %s", rel);
 	cfg->nprotect++;

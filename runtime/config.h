@@ -18,7 +18,11 @@
 #define KJ_MAX_CRED_PLACES 64
 #define KJ_MAX_ENV 64
 #define KJ_MAX_WRITE_GRANTS 16 /* --rw: each one is host data the command can change */
-#define KJ_MAX_PROTECT 16
+#define KJ_MAX_PROTECT 16      /* --protect paths given, from every source */
+/* ...and with the places the workspace's git configs name, its
+ * submodules' included (mounts/git_config.c): one husky per submodule must
+ * not make a repository with more than 16 submodules unusable. */
+#define KJ_MAX_PROTECTED 256
 #define KJ_AGENT_SOCKET "/run/kjail/ssh-agent.sock" /* --ssh-agent, inside */
 #define KJ_MAX_HOST_RULES 64                        /* --allow-host, --deny-host (each) */
 #define KJ_PROXY_PORT 3128 /* --net proxy: the relay on the sandbox's 127.0.0.1 */
@@ -93,10 +97,10 @@ struct kj_config {
 	enum kj_seccomp_policy seccomp; /* --seccomp */
 	const char *seccomp_file;       /* --seccomp FILE, as given */
 	struct kj_limits limits;
-	bool workspace_ro;                   /* --workspace-ro */
-	bool ssh_agent;                      /* --ssh-agent */
-	const char *env_file;                /* --env-file: NAME=VALUE lines, 0600 */
-	const char *protect[KJ_MAX_PROTECT]; /* --protect, relative to the workspace */
+	bool workspace_ro;                     /* --workspace-ro */
+	bool ssh_agent;                        /* --ssh-agent */
+	const char *env_file;                  /* --env-file: NAME=VALUE lines, 0600 */
+	const char *protect[KJ_MAX_PROTECTED]; /* --protect, relative to the workspace */
 	size_t nprotect;
 	bool tmp_size_set;
 	const char *profile;      /* the effective profile's name (for messages) */

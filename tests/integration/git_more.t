@@ -278,4 +278,26 @@ kj exec --workspace "$R" -- true
 like "$rc:$err" "^125:kjail: workspace: core\.hooksPath in .*/modules/mid/config names $R/mid/\.husky, which the command could create" \
 	submodule_hooks_path_missing_refused
 
+# Many submodules, each with its own core.hooksPath (husky in each): more
+# than --protect's 16, each kept read-only; above 256 such places, 125.
+R=$T/g8
+repo "$R"
+head=$(git -C "$R" rev-parse HEAD)
+many_submodules() { # FROM TO: submodules sFROM..sTO, each with .hk hooks
+	for i in $(seq "$1" "$2"); do
+		git "${G[@]}" init -q "$R/s$i" && mkdir "$R/s$i/.hk" && git -C "$R/s$i" config core.hooksPath .hk &&
+			git -C "$R" "${G[@]}" update-index --add --cacheinfo "160000,$head,s$i" || return 1
+	done
+}
+many_submodules 1 20
+give "$R"
+kj exec --workspace "$R" -- sh -c 'touch s20/.hk/pre-commit s1/.hk/pre-commit; touch s20/free && echo ok'
+like "$rc:$out:$(echo $err)" "^0:ok:.*s20/\.hk/pre-commit.: Read-only file system.*s1/\.hk/pre-commit.: Read-only file system" \
+	twenty_submodule_hooks_paths_all_read_only
+many_submodules 21 257
+give "$R"
+kj exec --workspace "$R" -- true
+like "$rc:$err" "^125:kjail: workspace: core\.hooksPath in .*: more than 256 protected paths" \
+	more_than_256_hooks_paths_refused
+
 done_testing
