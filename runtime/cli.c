@@ -443,7 +443,7 @@ static const struct option_def options[] = {
 	{"isolation", true, opt_isolation, "full|none",
 	 "none: no namespaces at all (the host profile; only inside an outer boundary)"},
 	{"ssh-agent", false, opt_ssh_agent, NULL,
-	 "let COMMAND use your ssh-agent ($SSH_AUTH_SOCK); needs --net host"},
+	 "let COMMAND use your ssh-agent ($SSH_AUTH_SOCK); needs --net host or proxy"},
 	{"memory", true, opt_memory, "SIZE|max", "memory limit, cgroup memory.max (default 512M)"},
 	{"memory-swap", true, opt_memory_swap, "SIZE|max",
 	 "swap allowed beyond --memory (default 0)"},
@@ -591,6 +591,9 @@ void cli_usage(FILE *out)
 			 o->arg ? o->arg : "");
 		fprintf(out, "  %-30s %s\n", left, o->help);
 	}
+	fprintf(out, "  %-30s %s\n  %-30s %s\n", "-s, --session NAME",
+		"run COMMAND in a session instead (kjail exec -s NAME --help)", "--create",
+		"with -s: create the session first if it does not run");
 	fprintf(out,
 		"\nexit status: COMMAND's own; 128+N if it died of signal N; 124 timeout;\n"
 		"125 kjail failed (bad option, setup failure); 126 not executable; 127 not found\n");

@@ -141,13 +141,13 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: kjail exec [OPTIONS] [--] COMMAND [ARG...]\n"
 		"       kjail create [OPTIONS] NAME      a session: a sandbox that stays\n"
-		"       kjail exec -s NAME [--timeout D] [--output-limit B] [--setenv K=V] [--cwd DIR] [--create] [--] COMMAND...\n"
+		"       kjail exec -s NAME [--timeout D] [--kill-grace D] [--output-limit B] [--setenv K=V] [--cwd DIR] [--quiet] [--create] [--] COMMAND...\n"
 		"       kjail ls [--json] | stop NAME | rm NAME\n"
-		"       kjail gc          remove cgroups left by killed runs\n"
+		"       kjail gc          remove what killed runs and dead sessions left behind\n"
 		"       kjail profile list | show NAME|PATH\n"
 		"       kjail doctor [--json] [OPTIONS]   what works here, and why not\n"
 		"       kjail --version | --help\n"
-		"Run `kjail exec --help` for the options.\n");
+		"Run `kjail exec --help` for the options, `kjail SUBCOMMAND --help` for the others.\n");
 }
 
 int main(int argc, char **argv)

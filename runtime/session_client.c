@@ -354,6 +354,17 @@ bool session_requested(int argc, char **argv)
 	return false;
 }
 
+static const char session_exec_usage[] =
+	"usage: kjail exec -s NAME [--timeout D] [--kill-grace D] [--output-limit B] [--setenv K=V]\n"
+	"                          [--cwd DIR] [--quiet] [--] COMMAND [ARG...]\n"
+	"       kjail exec -s NAME --create [OPTIONS] [--] COMMAND [ARG...]\n\n"
+	"Run COMMAND in the session NAME (kjail create NAME made it); -s NAME is also\n"
+	"--session NAME or --session=NAME. The options above override the session's own\n"
+	"timeout, kill grace and output cap; the others shape the sandbox and go to\n"
+	"kjail create. --create makes the session first (with OPTIONS, those of\n"
+	"kjail exec --help) when it does not run, and uses a running one only if it\n"
+	"was made with the same sandbox.\n";
+
 int cmd_session_exec(int argc, char **argv)
 {
 	char **rest = calloc((size_t)argc + 1, sizeof(char *));
@@ -370,6 +381,12 @@ int cmd_session_exec(int argc, char **argv)
 	for (i = 0; i < argc; i++) {
 		if (argv[i][0] != '-' || !strcmp(argv[i], "--"))
 			break;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			/* As kjail exec --help: the usage, whatever else is given. */
+			printf("%s", session_exec_usage);
+			free(rest);
+			return 0;
+		}
 		if (!is_session_flag(argv[i], &tv)) {
 			rest[n++] = argv[i];
 			if (value_follows(argv[i]) && i + 1 < argc)

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -558,6 +559,26 @@ static void ls_json_entry(bool first, const char *name, const char *state,
 	printf("}");
 }
 
+static bool is_help(const char *a)
+{
+	return !strcmp(a, "-h") || !strcmp(a, "--help");
+}
+
+/* A usage error of ls, stop or rm: one line in the house format, the
+ * usage as its fix, exit 125 (main.c's usage_error does the same). */
+__attribute__((format(printf, 2, 3))) static int usage_refused(const char *usage, const char *fmt,
+							       ...)
+{
+	struct kj_err err = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	kj_failv(&err, "option", 0, usage, fmt, ap);
+	va_end(ap);
+	kj_err_print(&err);
+	return KJ_EXIT_SETUP;
+}
+
 int cmd_ls(int argc, char **argv)
 {
 	bool json = argc >= 1 && !strcmp(argv[0], "--json");
@@ -567,10 +588,14 @@ int cmd_ls(int argc, char **argv)
 	DIR *d;
 	int count = 0;
 
-	if (argc > (json ? 1 : 0)) {
-		fprintf(stderr, "kjail: option: usage: kjail ls [--json]\n");
-		return KJ_EXIT_SETUP;
+	if (argc == 1 && is_help(argv[0])) {
+		printf("usage: kjail ls [--json]   your sessions: name, state, pid, age, idle, "
+		       "profile, memory, workspace\n");
+		return 0;
 	}
+	if (argc > (json ? 1 : 0))
+		return usage_refused("usage: kjail ls [--json]", "kjail ls takes only --json: '%s'",
+				     argv[json ? 1 : 0]);
 	if (session_dir(dir, sizeof(dir), &err) == -ENOENT) {
 		if (json)
 			printf("[]\n");
@@ -685,10 +710,14 @@ int cmd_stop(int argc, char **argv)
 {
 	struct kj_err err = {0};
 
-	if (argc != 1) {
-		fprintf(stderr, "kjail: option: usage: kjail stop NAME\n");
-		return KJ_EXIT_SETUP;
+	if (argc == 1 && is_help(argv[0])) {
+		printf("usage: kjail stop NAME   kill everything in session NAME; the record stays\n");
+		return 0;
 	}
+	if (argc == 0)
+		return usage_refused("usage: kjail stop NAME", "no NAME given");
+	if (argc > 1)
+		return usage_refused("usage: kjail stop NAME", "unexpected argument '%s'", argv[1]);
 	if (stop_session(argv[0], &err)) {
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
@@ -700,10 +729,14 @@ int cmd_rm(int argc, char **argv)
 {
 	struct kj_err err = {0};
 
-	if (argc != 1) {
-		fprintf(stderr, "kjail: option: usage: kjail rm NAME\n");
-		return KJ_EXIT_SETUP;
+	if (argc == 1 && is_help(argv[0])) {
+		printf("usage: kjail rm NAME   stop session NAME if needed, and forget it\n");
+		return 0;
 	}
+	if (argc == 0)
+		return usage_refused("usage: kjail rm NAME", "no NAME given");
+	if (argc > 1)
+		return usage_refused("usage: kjail rm NAME", "unexpected argument '%s'", argv[1]);
 	if (stop_session(argv[0], &err)) {
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;

@@ -222,6 +222,29 @@ refused create_without_name_asks_for_a_name "^kjail: option: no NAME given \(usa
 refused create_options_without_name_asks_for_a_name "^kjail: option: no NAME given \(usage: kjail create" create --timeout 1s
 refused profile_without_subcommand_in_house_format "^kjail: option: kjail profile needs list or show \(usage: kjail profile list" profile
 refused profile_unknown_subcommand_named "^kjail: option: unknown profile command 'lst' \(usage: kjail profile list" profile lst
+refused ls_with_an_argument_in_house_format "^kjail: option: kjail ls takes only --json: 'foo' \\(usage: kjail ls \\[--json\\]\\)$" ls foo
+refused stop_without_name_in_house_format '^kjail: option: no NAME given \(usage: kjail stop NAME\)$' stop
+refused rm_with_two_names_in_house_format "^kjail: option: unexpected argument 'b' \\(usage: kjail rm NAME\\)$" rm a b
+# Every subcommand answers -h and --help with its usage on stdout, exit 0
+# (stop and rm took --help for a session name, ls called it a usage error).
+for sub in ls stop rm gc profile doctor create; do
+	for h in -h --help; do
+		kj "$sub" "$h"
+		printf '%s %s: %s\t%s\t%s\n' "$sub" "$h" "$rc" "${out%%$'\n'*}" "$err"
+	done
+done >"$T/subhelp"
+is "$(sed -E 's/^([a-z]+) [-a-z]+: 0\tusage: kjail \1 [^\t]*\t$/ok/' "$T/subhelp" | sort -u)" ok subcommand_help_prints_usage_on_stdout_exit_0
+# kjail exec -s NAME --help: the session exec's own usage, before any
+# lookup of NAME (it said "unknown option --help", 125), with every
+# per-exec flag the README's Sessions section lists.
+kj exec -s kj-no-such-session --help
+is "$rc|$err" "0|" session_exec_help_exits_0_before_the_lookup
+for o in timeout kill-grace output-limit setenv cwd quiet create; do
+	printf '%s\n' "$out" | grep -q -- "--$o" || echo "--$o"
+done >"$T/session-help-missing"
+is "$(cat "$T/session-help-missing")" "" session_exec_help_lists_every_per_exec_flag
+kj exec --help
+like "$out" '-s, --session NAME' exec_help_lists_the_session_flags
 for h in -h --help help; do
 	kj "$h"
 	echo "$rc|${out%%$'\n'*}|$err"
