@@ -94,7 +94,8 @@ static int opt_root(struct kj_config *c, const char *o, const char *v, struct kj
 static int opt_mask(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
 	if (c->nmasks == KJ_MAX_MASKS)
-		return kj_fail(e, "option", 0, NULL, "--%s: at most %d masks", o, KJ_MAX_MASKS);
+		return kj_fail(e, "option", 0, "mask a directory that holds them instead",
+			       "--%s: at most %d masks", o, KJ_MAX_MASKS);
 	c->masks[c->nmasks++] = v;
 	return 0;
 }
@@ -285,7 +286,10 @@ static int opt_quiet(struct kj_config *c, const char *o, const char *v, struct k
 static int add_env(const char **list, size_t *n, const char *o, const char *v, struct kj_err *e)
 {
 	if (*n == KJ_MAX_ENV)
-		return kj_fail(e, "option", 0, NULL, "--%s: at most %d", o, KJ_MAX_ENV);
+		return kj_fail(e, "option", 0,
+			       strcmp(o, "setenv") ? "pass fewer variables"
+						   : "put the variables in an --env-file",
+			       "--%s: at most %d", o, KJ_MAX_ENV);
 	list[(*n)++] = v;
 	return 0;
 }
@@ -387,7 +391,8 @@ static int opt_protect(struct kj_config *c, const char *o, const char *v, struct
 	const char *p = v;
 
 	if (c->nprotect == KJ_MAX_PROTECT)
-		return kj_fail(e, "option", 0, NULL, "--%s: at most %d paths", o, KJ_MAX_PROTECT);
+		return kj_fail(e, "option", 0, "protect a directory that holds them instead",
+			       "--%s: at most %d paths", o, KJ_MAX_PROTECT);
 	if (!*v || v[0] == '/')
 		return kj_fail(e, "option", 0,
 			       "give a path relative to the workspace, e.g. .github/workflows",

@@ -210,6 +210,19 @@ refused rw_onto_proc_refused '^kjail: rw: cannot bind onto /proc' \
 refused mask_relative_refused "^kjail: mask: 'relative' is not absolute" \
 	exec --mask relative -- "${run_marker[@]}"
 
+# Past a count limit: the same one line, with what to do instead (these
+# three said only "at most N").
+many() { local i; for ((i = 1; i <= $2; i++)); do printf -- '%s\n' "--$1" "${3//@/$i}"; done; }
+mapfile -t args < <(many mask 65 /tmp/m@)
+refused mask_count_limit_in_house_format '^kjail: option: --mask: at most 64 masks \(' \
+	exec "${args[@]}" -- "${run_marker[@]}"
+mapfile -t args < <(many setenv 65 V@=1)
+refused setenv_count_limit_in_house_format '^kjail: option: --setenv: at most 64 \(put the variables in an --env-file\)$' \
+	exec "${args[@]}" -- "${run_marker[@]}"
+mapfile -t args < <(many protect 17 p@)
+refused protect_count_limit_in_house_format '^kjail: option: --protect: at most 16 paths \(' \
+	exec "${args[@]}" -- "${run_marker[@]}"
+
 # -------------------------------------------------- commands, subcommands
 
 refused missing_command_refused '^kjail: option: no COMMAND given' exec
