@@ -48,6 +48,6 @@ run "CANNOT make namespaces, mount, or gain privileges (seccomp, no capabilities
 echo
 printf 'On the host, the workspace now holds: '
 ls "$WS"
-echo "Exit codes: COMMAND's own; 124 timeout; 125 kjail failed; 126/127 not executable/not found."
+echo "Exit codes: COMMAND's own; 128+N killed by signal N; 124 timeout; 125 kjail failed; 126/127 not executable/not found."
 "$KJAIL" exec $LIMITS --timeout 1 -- sleep 10
 echo "  => --timeout 1 gave exit $?"
