@@ -486,7 +486,8 @@ int cmd_create(int argc, char **argv)
 	 * where COMMAND would. */
 	rc = settings_load(argc, argv, true, &cfg, &src, &err);
 	if (rc == 1) {
-		printf("usage: kjail create [OPTIONS] NAME   (the options of kjail exec --help, and --idle-timeout)\n");
+		printf("usage: kjail create [OPTIONS] NAME   (the options of kjail exec --help but "
+		       "--cwd, --tty, --no-tty and --stats, which it refuses; and --idle-timeout)\n");
 		return 0;
 	}
 	if (rc == 0 && cfg.argv[1])

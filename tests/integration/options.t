@@ -247,6 +247,9 @@ for sub in ls stop rm gc profile doctor create; do
 	done
 done >"$T/subhelp"
 is "$(sed -E 's/^([a-z]+) [-a-z]+: 0\tusage: kjail \1 [^\t]*\t$/ok/' "$T/subhelp" | sort -u)" ok subcommand_help_prints_usage_on_stdout_exit_0
+# create's usage names the exec flags it refuses (README, Sessions).
+kj create --help
+like "$out" 'but --cwd, --tty, --no-tty and --stats' create_help_names_the_flags_it_refuses
 # kjail exec -s NAME --help: the session exec's own usage, before any
 # lookup of NAME (it said "unknown option --help", 125), with every
 # per-exec flag the README's Sessions section lists.
