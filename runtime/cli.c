@@ -594,7 +594,12 @@ void cli_usage(FILE *out)
 		char left[64];
 		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
 			 o->arg ? o->arg : "");
-		fprintf(out, "  %-30s %s\n", left, o->help);
+		/* A long option and its values get a line of their own, so
+		 * every description starts in the same column. */
+		if (strlen(left) > 30)
+			fprintf(out, "  %s\n  %-30s %s\n", left, "", o->help);
+		else
+			fprintf(out, "  %-30s %s\n", left, o->help);
 	}
 	fprintf(out, "  %-30s %s\n  %-30s %s\n", "-s, --session NAME",
 		"run COMMAND in a session instead (kjail exec -s NAME --help)", "--create",
