@@ -249,7 +249,9 @@ int parse_cpus(const char *opt, const char *s, uint64_t *quota_us, struct kj_err
 		goto bad;
 	return 0;
 bad:
-	return kj_fail(err, "option", 0,
-		       "give a number of CPUs such as 0.5, 2 or max (at least 0.01)",
-		       "--%s: invalid value '%s'", opt, s);
+	return kj_fail(
+		err, "option", 0,
+		"give a number of CPUs from 0.01 to 4096, at most 3 decimals, such as 0.5 or 2; "
+		"or max",
+		"--%s: invalid value '%s'", opt, s);
 }

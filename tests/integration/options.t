@@ -223,6 +223,10 @@ mapfile -t args < <(many protect 17 p@)
 refused protect_count_limit_in_house_format '^kjail: option: --protect: at most 16 paths \(' \
 	exec "${args[@]}" -- "${run_marker[@]}"
 
+# --cpus outside 0.01-4096: the fix says the range, not only the low end.
+refused cpus_over_4096_says_the_range '^kjail: option: --cpus: invalid value .5000. \(give a number of CPUs from 0\.01 to 4096' \
+	exec --cpus 5000 -- "${run_marker[@]}"
+
 # -------------------------------------------------- commands, subcommands
 
 refused missing_command_refused '^kjail: option: no COMMAND given' exec
