@@ -224,6 +224,7 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 	if (timed_out) {
 		char d[32];
 		format_duration(cfg->timeout_ms, d, sizeof(d));
+		relay_end_line(&io);
 		kj_note("timed out after %s and was killed", d);
 		return KJ_EXIT_TIMEOUT;
 	}

@@ -178,6 +178,17 @@ int stdio_fd_check(int fd, const char *name, struct kj_err *err)
 	return 0;
 }
 
+/* Are fds a and b one file, both open for writing (`2>&1`)? */
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+	int fa = fcntl(a, F_GETFL), fb = fcntl(b, F_GETFL);
+
+	return fa >= 0 && fb >= 0 && (fa & O_ACCMODE) != O_RDONLY && (fb & O_ACCMODE) != O_RDONLY &&
+	       fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct kj_err *err)
 {
 	static const char *const names[3] = {NULL, "stdout", "stderr"};
@@ -208,6 +219,13 @@ int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct k
 		}
 		if (!tty[i] && !(i > 0 && cfg->output_limited) && !stdio_fd_needs_relay(i))
 			continue; /* passed straight through */
+		if (i == 2 && !cfg->output_limited && io->child_only[1] >= 0 && same_file(1, 2)) {
+			/* `> log 2>&1`: one relay, so the file gets the command's
+			 * writes in the order it made them (two relays mixed them
+			 * up, and two opens of one file wrote over each other). */
+			io->child_fd[2] = io->child_fd[1];
+			continue;
+		}
 		if (pipe2(p, O_CLOEXEC) < 0)
 			return kj_fail(err, "stdio", errno, NULL, "create a pipe for %s",
 				       i ? names[i] : "stdin");

@@ -102,6 +102,23 @@ ok "per_exec_timeout_prompt ($(( (t1 - t0) / 1000000 )) ms)" test $(( (t1 - t0) 
 kj exec -s "$S" -- cat /tmp/f
 is "$out" state timeout_kills_only_that_exec
 
+# An exec's stdout and stderr to one file (`> log 2>&1`) keep the order
+# the command wrote them in, as a one-shot run's do; the timeout's note
+# after a last line without a newline starts a line of its own (it was
+# "partialkjail: timed out ...", where a one-shot run's was not).
+interleave='for i in $(seq 1 500); do echo out$i; echo err$i >&2; done'
+sh -c "$interleave" >"$T/ref.log" 2>&1
+as_caller "$KJAIL" exec -s "$S" -- sh -c "$interleave" >"$T/one.log" 2>&1 </dev/null
+ok session_exec_stdout_stderr_one_file_keep_order cmp -s "$T/ref.log" "$T/one.log"
+as_caller "$KJAIL" exec -s "$S" --timeout 1 --kill-grace 1 -- sh -c 'printf partial; sleep 30' \
+	>"$T/to.log" 2>&1 </dev/null
+is "$?:$(cat "$T/to.log")" "124:partial
+kjail: timed out after 1s and was killed" session_exec_timeout_note_starts_a_line
+as_caller "$KJAIL" exec -s "$S" --timeout 1 --kill-grace 1 -- sh -c 'printf partial >&2; sleep 30' \
+	2>"$T/to2.log" </dev/null
+is "$?:$(cat "$T/to2.log")" "124:partial
+kjail: timed out after 1s and was killed" session_exec_timeout_note_starts_a_line_on_stderr_file
+
 # The timeout kills the command's process group and session, also what
 # ignored the SIGTERM when the command itself died of it: the client's
 # SIGKILL after the grace came only while the command ran, and that

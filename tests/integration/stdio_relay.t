@@ -135,6 +135,28 @@ is "$out:$err" "abcde:kjail: stdout truncated after 5 bytes (1 byte dropped)" tr
 kj exec --tty --output-limit 5 -- sh -c 'echo abcdefgh >&2'
 is "$err" "kjail: output truncated after 5 bytes (5 bytes dropped)" tty_truncation_note_says_output
 
+# `> log 2>&1` (a CI runner's log): stdout and stderr to one file are
+# relayed through one pipe, so the file gets the command's writes in the
+# order it made them (two relays mixed them up: out1 out2 ... err1 err2),
+# also when the file was opened twice (`>log 2>log`: each relay wrote at
+# its own offset, over the other's). A note of kjail's after a last line
+# without a newline still starts a line.
+interleave='for i in $(seq 1 500); do echo out$i; echo err$i >&2; done'
+sh -c "$interleave" >"$T/ref.log" 2>&1
+kjx -- sh -c "$interleave" >"$T/one.log" 2>&1
+ok stdout_stderr_one_file_keep_order cmp -s "$T/ref.log" "$T/one.log"
+kjx -- sh -c "$interleave" >"$T/two.log" 2>"$T/two.log"
+ok stdout_stderr_two_opens_of_one_file_keep_order cmp -s "$T/ref.log" "$T/two.log"
+kjx -- sh -c "$interleave" >>"$T/app.log" 2>&1
+ok stdout_stderr_one_appended_file_keep_order cmp -s "$T/ref.log" "$T/app.log"
+kjx --timeout 1 --kill-grace 1 -- sh -c 'printf partial >&2; sleep 30' >"$T/to.log" 2>&1
+is "$?:$(cat "$T/to.log")" "124:partial
+kjail: timed out after 1s and was killed" one_file_timeout_note_starts_a_line
+# With --output-limit each stream keeps its own relay and cap.
+kjx --output-limit 4 -- sh -c 'echo 12345678; echo abcdefgh >&2' >"$T/cap.log" 2>&1
+like "$(cat "$T/cap.log")" "kjail: stdout truncated after 4 bytes" one_file_output_limit_caps_stdout
+like "$(cat "$T/cap.log")" "kjail: stderr truncated after 4 bytes" one_file_output_limit_caps_stderr
+
 # The last line of input without a newline, on a pty: the command sees
 # it and then end of file.
 out=$(printf 'partial' | as_caller timeout -k 5 10 "$KJAIL" exec $KJ_EXEC_ARGS --tty -- sh -c 'cat >/dev/null; echo eof-seen' 2>/dev/null)
