@@ -12,8 +12,10 @@
  * With no pid namespace, nothing makes a whole tree die at once; kjail and
  * the keeper are child subreapers, so a descendant that daemonizes is
  * re-parented to one of them (not to the host's init) and killed at the
- * end. A process that escapes both (a double fork after kjail itself was
- * SIGKILLed) is the outer boundary's to contain.
+ * end. The keeper outlives a SIGKILLed kjail (the end of file on its
+ * control pipe says so) and kills the tree then. A process that escapes
+ * the keeper too (one forking faster than it kills, for its second of
+ * trying) is the outer boundary's to contain.
  */
 #include "runtime/launch_host.h"
 
@@ -156,7 +158,11 @@ __attribute__((noreturn)) static void keeper(struct sandbox *sb, pid_t parent)
 	close(sb->ctl[1]);
 	if (cgroup_fd(sb->cg) >= 0)
 		close(cgroup_fd(sb->cg));
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+	/* No parent-death signal: kjail's end, kill -9 included, is the end
+	 * of file on ctl, and the keeper kills what COMMAND started before
+	 * it goes (killed with kjail, it left them running, re-parented to
+	 * the host's init). */
+	if (getppid() != parent)
 		_exit(KJ_EXIT_SETUP);
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 	sigemptyset(&chld);

@@ -259,6 +259,23 @@ ok "host_profile_timeout_is_prompt ($((end - start))s)" test $((end - start)) -l
 ok host_profile_timeout_kills_whole_tree settles 5 sh -c "! pgrep -f '^sleep 6[01]\.$$\$' >/dev/null"
 kj exec --profile host --quiet -- sh -c "setsid sleep 62.$$ </dev/null >/dev/null 2>&1 & echo bg"
 ok host_profile_kills_what_command_leaves_behind settles 5 sh -c "! pgrep -f '^sleep 62\.$$\$' >/dev/null"
+# kill -9 of kjail (a caller's own timeout, Python's Popen.kill): the
+# keeper is not killed with it, sees kjail gone and kills what COMMAND
+# started (it was killed too, and they ran on under the host's init).
+if [ "$KJ_AS" = user ]; then
+	setpriv --reuid="$KJ_USER" --regid="$KJ_GID" --clear-groups -- env HOME=/nonexistent \
+		"$KJAIL" exec --profile host --quiet -- sh -c "setsid sleep 63.$$ & sleep 64.$$" \
+		</dev/null >/dev/null 2>&1 &
+else
+	"$KJAIL" exec --profile host --quiet -- sh -c "setsid sleep 63.$$ & sleep 64.$$" \
+		</dev/null >/dev/null 2>&1 &
+fi
+kjpid=$!
+settles 5 sh -c "pgrep -f '^sleep 63\.$$\$' && pgrep -f '^sleep 64\.$$\$'" >/dev/null
+kill -9 "$kjpid"
+{ wait "$kjpid"; } 2>/dev/null
+ok host_profile_kill_9_leaves_nothing settles 5 sh -c "! pgrep -f '^sleep 6[34]\.$$\$' >/dev/null"
+for p in $(pgrep -f "^sleep 6[34]\.$$\$"); do kill "$p"; done
 kj exec --profile host --quiet --output-limit 1000 -- sh -c 'yes | head -c 5000'
 is "${#out}" 999 host_profile_caps_output
 kj exec --profile host --quiet -- sh -c 'exit 7'
