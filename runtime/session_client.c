@@ -53,6 +53,12 @@ int session_connect(const char *name, const struct timeval *limit, struct kj_err
 	return fd;
 }
 
+/* One message carries them all (SESSION_MSG_MAX); a one-shot run takes
+ * what execve takes (128K an argument, 2M in all here). */
+#define TOO_LONG                                                               \
+	"an exec into a session takes at most 64K of arguments, --setenv and " \
+	"--cwd; pass a long script on stdin: sh -s"
+
 /* argv, then NAME=VALUE pairs, then the cwd, NUL-separated. */
 static int build_payload(const struct kj_config *cfg, char *buf, size_t cap, size_t *len,
 			 struct session_msg_hdr *h, struct kj_err *err)
@@ -63,7 +69,7 @@ static int build_payload(const struct kj_config *cfg, char *buf, size_t cap, siz
 	do {                                                            \
 		size_t l_ = strlen(s) + 1;                              \
 		if (n + l_ > cap)                                       \
-			return kj_fail(err, "session", E2BIG, NULL,     \
+			return kj_fail(err, "session", E2BIG, TOO_LONG, \
 				       "the command line is too long"); \
 		memcpy(buf + n, s, l_);                                 \
 		n += l_;                                                \

@@ -136,6 +136,12 @@ is "${#out}" 100 session_output_limit_applies_to_plain_exec
 kj exec -s "$S" -- sh -c 'echo $#' x $(seq 1 20000)
 is "$rc" 125 long_command_line_125
 like "$err" "the command line is too long" long_command_line_message
+like "$err" "at most 64K of arguments, --setenv and --cwd; pass a long script on stdin" \
+	long_command_line_says_limit_and_fix
+# ... and the fix it names works: the script on stdin.
+script="set -- $(seq 1 20000 | tr '\n' ' '); echo \$#"
+out=$(printf '%s\n' "$script" | as_caller "$KJAIL" exec -s "$S" -- sh -s 2>&1)
+is "$out" 20000 long_script_on_stdin_runs
 
 # A session that ends under a running exec: the client says so.
 kj create $CREATE_ARGS "$S-e"
