@@ -60,6 +60,16 @@ wait "$bgpid" 2>/dev/null
 is "$(grep -c '^started$' "$T/bg.out"):$(grep -c '^x$' "$T/bg.out" | sed 's/^[1-9][0-9]*$/some/')" "1:some" \
 	session_exec_background_output_relayed_until_told_to_end
 kj exec -s "$S" -- sh -c 'kill "$(cat bg.pid)"; rm -f bg.pid'
+# A background job that holds its stdout: with --output-limit that is
+# kjail's pipe, closed when kjail exits, so a caller reading the output to
+# its end (here $(...)) gets it at once (README, Sessions).
+t0=$(date +%s%N)
+got=$(as_caller timeout -s KILL 20 "$KJAIL" exec -s "$S" --output-limit 1M -- \
+	sh -c 'sleep 300 & echo $! > bg.pid; echo fg' </dev/null 2>/dev/null)
+ms=$((($(date +%s%N) - t0) / 1000000))
+ok "session_exec_output_limit_caller_not_held_by_background_job ($ms ms)" \
+	test "$got" = fg -a "$ms" -lt $((3000 + KJ_TIME_SLACK_MS))
+kj exec -s "$S" -- sh -c 'kill "$(cat bg.pid)"; rm -f bg.pid'
 # The signals a one-shot run passes on, and SIGCONT after an ending one.
 bg_kj "$T/u.out" "$T/u.err" exec -s "$S" -- sh -c 'trap "exit 7" USR1; touch usr1-ready; sleep 5 & wait'
 settles 5 test -e "$WS/usr1-ready"
