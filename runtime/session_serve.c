@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -192,6 +193,20 @@ __attribute__((noreturn)) static void exec_child(const struct sandbox *sb, int c
 			"cd %s", x->cwd ? x->cwd : cfg->workspace.dest);
 		reply(connfd, SESSION_FAILED, KJ_EXIT_SETUP, err.msg);
 		_exit(KJ_EXIT_SETUP);
+	}
+	/* The workspace removed on the host since create (rm -rf, then a new
+	 * directory of that name): the session's bind still holds the old
+	 * one, empty, where nothing can be made, and nothing written reaches
+	 * the host. Said, not run there. */
+	{
+		struct stat ws;
+		if (stat(cfg->workspace.dest, &ws) == 0 && ws.st_nlink == 0) {
+			kj_fail(&err, "workspace", 0, "kjail rm the session, then create it anew",
+				"%s was removed on the host after the session was made",
+				cfg->workspace.src);
+			reply(connfd, SESSION_FAILED, KJ_EXIT_SETUP, err.msg);
+			_exit(KJ_EXIT_SETUP);
+		}
 	}
 	/* The walls (Landlock, seccomp) are init's already and inherited.
 	 * Only the client's stdio and its own connection (close-on-exec, to

@@ -4,7 +4,7 @@
 
 session_test_setup
 S=kjt-$$
-cleanup_sessions() { for s in "$S" "$S-b" "$S-idle" "$S-c" "$S-g" "$S-kg" "$S-cc"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
+cleanup_sessions() { for s in "$S" "$S-b" "$S-idle" "$S-c" "$S-g" "$S-kg" "$S-cc" "$S-rm"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
 trap 'cleanup_sessions; _cleanup' EXIT
 
 kj create $CREATE_ARGS "$S"
@@ -370,5 +370,20 @@ unlike "$out" "$S-cc " create_on_exec_refused_leaves_no_session
 kj create $CREATE_ARGS --idle-timeout 1s "$S-idle"
 for _ in 1 2 3 4 5 6; do kj ls; sleep 0.5; done
 like "$out" "$S-idle +stopped" idle_timeout_not_reset_by_ls
+
+# The workspace removed on the host and made again (an agent's "fresh
+# checkout"): the session's bind still holds the old, deleted directory,
+# where nothing can be created and nothing written reaches the host. An
+# exec says so (125) instead of running there: the command ran, exit 0,
+# with "getcwd() failed" and "cannot create f: Directory nonexistent".
+mkdir "$WS/gone" && chown "$KJ_UID" "$WS/gone"
+(cd "$WS/gone" && kj create $CREATE_ARGS "$S-rm")
+kj exec -s "$S-rm" -- sh -c 'echo x > f && echo made'
+is "$rc:$out" 0:made removed_workspace_session_ran_before
+rm -rf "$WS/gone" && mkdir "$WS/gone" && chown "$KJ_UID" "$WS/gone"
+kj exec -s "$S-rm" -- sh -c 'echo x > f; echo ran'
+like "$rc:$out:$err" "^125::kjail: session: $WS/gone was removed on the host after the session was made" \
+	removed_workspace_exec_refused
+kj rm "$S-rm"
 
 done_testing
