@@ -76,11 +76,47 @@ static char *slurp(const char *path, int *e)
 	return buf;
 }
 
+/* The git the caller's PATH finds, as execvp would (an empty entry is the
+ * current directory), into out, canonical; but never one the sandbox
+ * could have written: with the project's bin (or node_modules/.bin, as
+ * direnv adds it) on PATH, a git that an earlier run put there ran on
+ * the host, as the caller, at the next kjail exec in a husky repository.
+ * 0, or ENOENT when there is no other. */
+static int find_git(const struct kj_config *cfg, char *out)
+{
+	const char *path = getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin";
+
+	for (const char *p = path;; p++) {
+		size_t n = strcspn(p, ":");
+		char cand[PATH_MAX], *real;
+		struct stat st;
+		if ((size_t)snprintf(cand, sizeof(cand), "%.*s%sgit", (int)n, n ? p : "",
+				     n ? "/" : "") < sizeof(cand) &&
+		    (real = realpath(cand, NULL))) {
+			bool ok = stat(real, &st) == 0 && S_ISREG(st.st_mode) &&
+				  access(real, X_OK) == 0 && !config_writable_root(cfg, real) &&
+				  strlen(real) < PATH_MAX;
+			if (ok)
+				memcpy(out, real, strlen(real) + 1);
+			free(real);
+			if (ok)
+				return 0;
+		}
+		p += n;
+		if (!*p)
+			return ENOENT;
+	}
+}
+
+#define NO_GIT "install git, or put one the sandbox cannot write on PATH"
+
 /* `git config --file FILE -z ARGS...` into out (name\nvalue\0 records
  * for --get-regexp, value\0 for --get-all). 0, or -1 with *e set; no
  * match is 0 with an empty out. */
-static int git_config(const char *file, const char *const *args, char *out, size_t size, int *e)
+static int git_config(const struct kj_config *cfg, const char *file, const char *const *args,
+		      char *out, size_t size, int *e)
 {
+	char git[PATH_MAX];
 	const char *argv[12] = {"git", "config", "--no-includes", "--file", file, "-z"};
 	char *envp[] = {"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", NULL, NULL};
 	char pathvar[PATH_MAX + 8];
@@ -96,13 +132,15 @@ static int git_config(const char *file, const char *const *args, char *out, size
 	snprintf(pathvar, sizeof(pathvar), "PATH=%s",
 		 getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
 	envp[2] = pathvar;
+	if ((*e = find_git(cfg, git)))
+		return -1;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return *e = errno, -1;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	*e = posix_spawnp(&pid, "git", &fa, NULL, (char **)argv, envp);
+	*e = posix_spawn(&pid, git, &fa, NULL, (char **)argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	close(p[1]);
 	if (*e) {
@@ -226,9 +264,10 @@ static int walk_includes(struct walk *w, const char *file, const char *dir, int 
 
 	if (!out)
 		return kj_fail(w->err, "workspace", ENOMEM, NULL, "read %s", file);
-	if (git_config(file, args, out, CONFIG_MAX, &e) < 0) {
+	if (git_config(w->cfg, file, args, out, CONFIG_MAX, &e) < 0) {
 		free(out);
-		return kj_fail(w->err, "workspace", e, "fix the file, or remove the include",
+		return kj_fail(w->err, "workspace", e,
+			       e == ENOENT ? NO_GIT : "fix the file, or remove the include",
 			       "read the includes of %s with git config", file);
 	}
 	/* -z: "name\nvalue\0" records. */
@@ -250,8 +289,8 @@ static int walk_hooks_path(struct walk *w, const char *file)
 	char out[4 * PATH_MAX], target[PATH_MAX];
 	int e, rc = 0;
 
-	if (git_config(file, args, out, sizeof(out), &e) < 0)
-		return kj_fail(w->err, "workspace", e, "fix the file",
+	if (git_config(w->cfg, file, args, out, sizeof(out), &e) < 0)
+		return kj_fail(w->err, "workspace", e, e == ENOENT ? NO_GIT : "fix the file",
 			       "read core.hooksPath of %s with git config", file);
 	/* A relative hooksPath is taken from the top of the working tree:
 	 * the workspace, when git runs there; a submodule's, when host git

@@ -171,6 +171,18 @@ host_git -C "$R" status
 ok included_config_no_fsmonitor_runs_on_host not_pwned include
 kj exec --workspace "$R" -- sh -c 'touch elsewhere && echo ok'
 is "$rc:$out" "0:ok" rest_of_workspace_still_writable
+# kjail reads such a config with host git, found on the caller's PATH:
+# never a git the command could have put there (the project's bin, as
+# direnv adds it, or a relative entry), which ran on the host, as the
+# caller, at the next run. The next git on PATH reads the config.
+kj exec --workspace "$R" -- sh -c 'mkdir -p bin && printf "#!/bin/sh\necho PWNED >$1/path_git\n" >bin/git && chmod +x bin/git' sh "$M"
+PATH="$R/bin:$PATH" kj exec --workspace "$R" -- true
+is "$rc" 0 git_planted_on_path_skipped
+cd "$R" && PATH="bin:$PATH" kj exec -- true
+is "$rc" 0 git_planted_on_relative_path_skipped
+cd "$WS" || exit 1
+ok git_planted_on_path_never_runs_on_host not_pwned path_git
+rm -rf "$R/bin"
 # A directory above the target cannot be moved away either: the pin went
 # with it, and a fresh tools/hooks (or conf/) under the old name took the
 # command's hook (or core.fsmonitor), which host git ran.
