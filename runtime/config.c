@@ -347,6 +347,29 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 	return 0;
 }
 
+bool path_holds(const char *dir, const char *path)
+{
+	struct stat ds, st;
+	char up[PATH_MAX];
+	char *slash;
+	size_t n;
+
+	if (path_covers(dir, path))
+		return true;
+	if (!dir || !path || path[0] != '/' || (n = strlen(path)) >= sizeof(up) ||
+	    stat(dir, &ds) < 0)
+		return false;
+	memcpy(up, path, n + 1);
+	for (;;) {
+		if (stat(up, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == ds.st_dev &&
+		    st.st_ino == ds.st_ino)
+			return true;
+		if (!strcmp(up, "/") || !(slash = strrchr(up, '/')))
+			return false;
+		slash[slash == up] = '\0';
+	}
+}
+
 /* The writable root that is the directory st, by identity. */
 static const char *writable_root_is(const struct kj_config *cfg, const struct stat *st)
 {

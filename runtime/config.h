@@ -167,6 +167,11 @@ bool path_covers(const char *dir, const char *path);
  * written to out. False if no such bind covers path, or out is too short. */
 bool bind_source_of(const struct kj_config *cfg, const char *path, char *out, size_t size);
 
+/* Does dir hold path: by name, or by identity, path or an existing
+ * directory above it being dir under another name (a bind mount)? Both
+ * absolute; false if either is NULL. */
+bool path_holds(const char *dir, const char *path);
+
 /* The source of the workspace or a --rw grant that holds path, or NULL:
  * what the sandbox (this run's or an earlier one's) can write. */
 const char *config_writable_root(const struct kj_config *cfg, const char *path);

@@ -51,17 +51,18 @@ int seccomp_choice_parse(struct kj_config *cfg, const char *opt, const char *val
 static int check_file_place(const struct kj_config *cfg, const char *canon, const struct stat *st,
 			    struct kj_err *err)
 {
-	if (path_covers(cfg->workspace.src, canon))
+	/* Also under another name: through a bind mount of the workspace
+	 * (or of a directory above it) the policy was read. */
+	const char *root = config_writable_root(cfg, canon);
+
+	if (root == cfg->workspace.src)
 		return kj_fail(
 			err, "seccomp", 0, "keep policy files outside the workspace",
 			"--seccomp %s is inside the workspace %s, which the sandbox can write",
 			canon, cfg->workspace.src);
-	for (size_t i = 0; i < cfg->nbinds; i++)
-		if (cfg->binds[i].writable && path_covers(cfg->binds[i].src, canon))
-			return kj_fail(err, "seccomp", 0,
-				       "keep policy files outside every --rw grant",
-				       "--seccomp %s is inside the write grant %s", canon,
-				       cfg->binds[i].src);
+	if (root)
+		return kj_fail(err, "seccomp", 0, "keep policy files outside every --rw grant",
+			       "--seccomp %s is inside the write grant %s", canon, root);
 	if (!S_ISREG(st->st_mode))
 		return kj_fail(err, "seccomp", 0, "give a policy file",
 			       "--seccomp %s is not a regular file", canon);

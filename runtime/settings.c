@@ -233,21 +233,52 @@ static int record_net_hosts(const struct kj_config *cfg, struct kj_conf_files *f
 	return 0;
 }
 
-/* One file, at its real place: not in the workspace or a --rw grant. */
+/* One file, at its real place: not in the workspace or a --rw grant,
+ * also under another name (a bind mount of one, or of a directory above
+ * one: a profile the sandbox wrote in its workspace was read through
+ * `mount --bind ~/proj /mnt/p` as /mnt/p/x.profile). */
 static int check_file_out_of_reach(const struct kj_config *cfg, const char *shown, const char *real,
 				   struct kj_err *err)
 {
-	if (path_covers(cfg->workspace.src, real))
-		return kj_fail(err, "settings", 0,
-			       "keep configuration in ~/.config/kjail or /etc/kjail",
-			       "%s is inside the workspace %s, which the sandbox can write", shown,
-			       cfg->workspace.src);
-	for (size_t b = 0; b < cfg->nbinds; b++)
-		if (cfg->binds[b].writable && path_covers(cfg->binds[b].src, real))
-			return kj_fail(err, "settings", 0,
-				       "keep configuration in ~/.config/kjail or /etc/kjail",
-				       "%s is inside --rw %s, which the sandbox can write", shown,
-				       cfg->binds[b].src);
+	const char *root = config_writable_root(cfg, real);
+
+	if (!root)
+		return 0;
+	return kj_fail(err, "settings", 0, "keep configuration in ~/.config/kjail or /etc/kjail",
+		       "%s is inside %s%s, which the sandbox can write", shown,
+		       root == cfg->workspace.src ? "the workspace " : "--rw ", root);
+}
+
+/* The directories kjail reads settings, profiles and sessions' records
+ * from, whether or not they hold a file yet. By name, a grant of one (or
+ * of a directory above one) is refused (a credential store, a system
+ * directory) or masked (the session directory); a workspace or --rw grant
+ * that is one of them under another name (a bind mount) was neither: the
+ * sandbox wrote ~/.config/kjail/settings, or an agent.profile there that
+ * shadowed the built-in one, and the next run read it. */
+static int check_dirs_out_of_reach(const struct kj_config *cfg, struct kj_err *err)
+{
+	const char *home = conf_home(), *dirs[2 + 3] = {KJ_ETC "/profiles"};
+	char user[PATH_MAX];
+	size_t n = 1, nconf;
+
+	if (home && (size_t)snprintf(user, sizeof(user), "%s/%s/profiles", home, KJ_USER_DIR) <
+			    sizeof(user))
+		dirs[n++] = user;
+	nconf = n;
+	for (size_t i = 0; i < cfg->nsession_dirs && n < sizeof(dirs) / sizeof(dirs[0]); i++)
+		dirs[n++] = cfg->session_dirs[i];
+	for (size_t i = 0; i < n; i++) {
+		const char *root = config_writable_root(cfg, dirs[i]);
+		/* A grant that holds a session directory by name masks it. */
+		if (root && (i < nconf || !path_covers(root, dirs[i])))
+			return kj_fail(
+				err, "settings", 0,
+				"grant a directory that holds none of kjail's configuration or sessions",
+				"%s%s shows %s under another name, which the sandbox could then write",
+				root == cfg->workspace.src ? "the workspace " : "--rw ", root,
+				conf_shown(dirs[i]));
+	}
 	return 0;
 }
 
@@ -284,8 +315,8 @@ static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj
 				    : kj_fail(err, "settings", -rc, NULL, "%s", f->v[i].given);
 			break;
 		}
-		if (cwd && f->v[i].given && path_covers(cwd, real) &&
-		    !path_covers(cfg->workspace.src, real)) {
+		if (cwd && f->v[i].given && path_holds(cwd, real) &&
+		    !path_holds(cfg->workspace.src, real)) {
 			rc = kj_fail(
 				err, "settings", 0,
 				"keep configuration in ~/.config/kjail or /etc/kjail",
@@ -297,7 +328,7 @@ static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj
 		rc = check_file_out_of_reach(cfg, f->v[i].shown, real, err);
 	}
 	free(cwd);
-	return rc;
+	return rc ? rc : check_dirs_out_of_reach(cfg, err);
 }
 
 /* Did the caller choose the workspace (--workspace on the command line),

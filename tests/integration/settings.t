@@ -328,6 +328,56 @@ mkdir -p "$T/grant"
 put "$T/grant/p.profile" "$KJ_OWNER" 0644 'quiet'
 kje exec --limits best-effort --rw "$T/grant" --profile "$T/grant/p.profile" -- true
 like "$rc:$err" "^125:kjail: settings: $T/grant/p.profile is inside --rw $T/grant, which the sandbox can write" profile_in_write_grant_refused
+# The same places under another name (a bind mount of the workspace, or
+# of ~/.config/kjail): a configuration file there was read, and a
+# workspace that was ~/.config/kjail let the sandbox write the next run's
+# settings and shadow built-in profiles. Refused as by name, and nothing
+# is written.
+mkdir -p "$T/wsalias" "$T/cfgalias"
+if mount --bind "$WS" "$T/wsalias" && mount --bind "$USER_DIR" "$T/cfgalias"; then
+	put "$WS/a.profile" "$KJ_OWNER" 0644 'setenv WHO=planted'
+	kje exec --limits best-effort --profile "$T/wsalias/a.profile" -- sh -c 'echo "who=$WHO"'
+	like "$rc:$err" "^125:kjail: settings: $T/wsalias/a.profile is inside the workspace $WS, which the sandbox can write" \
+		profile_in_workspace_through_bind_alias_refused
+	printf 'setenv WHO=planted\nworkspace %s\n' "$T/elsewhere" >"$WS/moves.profile"
+	[ "$KJ_AS" = user ] && chown "$KJ_USER" "$WS/moves.profile"
+	kje exec --limits best-effort --profile "$T/wsalias/moves.profile" -- sh -c 'echo "who=$WHO"'
+	like "$rc:$err" "^125:kjail: settings: $T/wsalias/moves.profile is inside the current directory $WS, the default workspace" \
+		profile_moving_workspace_away_through_bind_alias_refused
+	put "$WS/a.env" "$KJ_OWNER" 0600 'WHO=planted'
+	kje exec --limits best-effort --env-file "$T/wsalias/a.env" -- sh -c 'echo "who=$WHO"'
+	like "$rc:$err" "^125:kjail: settings: $T/wsalias/a.env is inside the workspace $WS" \
+		env_file_in_workspace_through_bind_alias_refused
+	put "$WS/a.policy" "$KJ_OWNER" 0644 '@default allow'
+	kje exec --limits best-effort --seccomp "$T/wsalias/a.policy" -- true
+	like "$rc:$err" "^125:kjail: seccomp: --seccomp $T/wsalias/a.policy is inside the workspace $WS" \
+		seccomp_file_in_workspace_through_bind_alias_refused
+	put "$WS/hosts" "$KJ_OWNER" 0644 '127.0.0.1 a.test'
+	kje exec --limits best-effort --net proxy --allow-host a.test --net-hosts "$T/wsalias/hosts" -- true
+	like "$rc:$err" "^125:kjail: settings: $T/wsalias/hosts is inside the workspace $WS" \
+		net_hosts_in_workspace_through_bind_alias_refused
+	rm -f "$WS/a.profile" "$WS/moves.profile" "$WS/a.env" "$WS/a.policy" "$WS/hosts"
+	kje exec --limits best-effort --workspace "$T/cfgalias" -- sh -c 'echo net host >settings'
+	like "$rc:$err" "^125:kjail: settings: the workspace $T/cfgalias shows ~/.config/kjail/profiles under another name, which the sandbox could then write" \
+		config_dir_as_workspace_through_bind_alias_refused
+	ok config_dir_through_bind_alias_not_written test ! -e "$USER_DIR/settings"
+	kje exec --limits best-effort --rw "$T/cfgalias" -- true
+	like "$rc:$err" "^125:kjail: settings: --rw $T/cfgalias shows ~/.config/kjail/profiles under another name" \
+		config_dir_as_write_grant_through_bind_alias_refused
+else
+	for t in profile_in_workspace_through_bind_alias_refused \
+		profile_moving_workspace_away_through_bind_alias_refused \
+		env_file_in_workspace_through_bind_alias_refused \
+		seccomp_file_in_workspace_through_bind_alias_refused \
+		net_hosts_in_workspace_through_bind_alias_refused \
+		config_dir_as_workspace_through_bind_alias_refused \
+		config_dir_through_bind_alias_not_written \
+		config_dir_as_write_grant_through_bind_alias_refused; do
+		skip "$t" "cannot bind-mount here"
+	done
+fi
+umount "$T/cfgalias" 2>/dev/null
+umount "$T/wsalias" 2>/dev/null
 # kjail's own configuration is masked inside every sandbox.
 user_settings 'quiet'
 # shellcheck disable=SC2086
