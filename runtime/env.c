@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,16 @@ int env_file_load(struct kj_config *cfg, struct kj_conf_files *files, struct kj_
 
 	if (!cfg->env_file)
 		return 0;
+	/* A symlink the sandbox could have planted on the way chooses the
+	 * vault: ./vault -> ~/.config/kjail/prod.vault, swapped by run 1,
+	 * gave run 2 the production tokens (as for --profile PATH). */
+	{
+		char buf[PATH_MAX];
+		rc = config_resolve_unplanted(cfg, "env-file", "--env-file", cfg->env_file, true,
+					      buf, err);
+		if (rc > 0)
+			return -EPERM; /* a missing file: conf_read says so below */
+	}
 	rc = conf_read("env-file", cfg->env_file, CONF_PRIVATE, &text, &real, err);
 	if (rc == -ENOENT)
 		return kj_fail(err, "env-file", ENOENT, "give the path of a NAME=VALUE file",

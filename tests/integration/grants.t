@@ -207,6 +207,15 @@ refused env_file_in_open_directory_refused "^kjail: env-file: the directory .*op
 vault "$WS/ws.env" 0600 "$OWNER" 'A=1'
 refused env_file_in_workspace_refused "^kjail: settings: $WS/ws.env is inside the workspace" --env-file "$WS/ws.env"
 rm -f "$WS/ws.env"
+# Nor through a symlink the sandbox could have planted there: run 1 swaps
+# ./vault (a link to this project's vault) for one to another vault of
+# the caller's, and run 2 injected those tokens (--profile PATH,
+# --seccomp and --net-hosts refused such a link already).
+ln -s "$V/ok.env" "$WS/link.env"
+refused env_file_through_planted_link_refused \
+	"^kjail: env-file: --env-file ./link.env: $WS/link.env is a symlink inside $WS, which the sandbox can write" \
+	--env-file ./link.env
+rm -f "$WS/link.env"
 kj exec --env-file "$V/ok.env" --stats -- true
 unlike "$err" "s3cr3t" env_file_values_not_in_stats_or_notes
 
