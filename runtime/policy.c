@@ -145,6 +145,11 @@ static int parse_rule(struct kj_rule *r, struct kj_err *err)
 			return bad(err, r, "use require timeout, or a positive maximum",
 				   "a maximum timeout of 0 limits nothing");
 		r->num = num_value(&scratch, r->opt, shown, sizeof(shown));
+		/* `max memory max` (or pids, cpus, memory-swap) bounds nothing
+		 * either: every value is at most max. */
+		if (r->num == UINT64_MAX)
+			return bad(err, r, "give a finite maximum, or remove the line",
+				   "a maximum of max limits nothing");
 		return 0;
 	}
 	/* Runs are matched by the names of the profiles they use, never by

@@ -293,6 +293,14 @@ sys_policy 'max timeout 0'
 kje exec "${BE[@]}" --timeout 1h -- true
 like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:1: max timeout 0: a maximum timeout of 0 limits nothing \(use require timeout, or a positive maximum\)" \
 	max_timeout_zero_refused
+# So does a maximum of max: every value is at most max (it loaded, and
+# bounded nothing).
+for rule in 'max memory max' 'max pids MAX' 'max cpus max' 'max memory-swap max'; do
+	sys_policy "$rule"
+	kje exec "${BE[@]}" -- true
+	like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:1: $rule: a maximum of max limits nothing \(give a finite maximum, or remove the line\)$" \
+		"max_of_max_refused_${rule// /_}"
+done
 sys_policy 'max kill-grace 0' 'max output-limit 0'
 allowed max_kill_grace_and_output_limit_zero_still_bound exec "${BE[@]}" --kill-grace 0 --output-limit 0 -- touch "$RAN"
 sys_policy 'deny net host'
