@@ -364,6 +364,23 @@ if mount --bind "$WS" "$T/wsalias" && mount --bind "$USER_DIR" "$T/cfgalias"; th
 	kje exec --limits best-effort --rw "$T/cfgalias" -- true
 	like "$rc:$err" "^125:kjail: settings: --rw $T/cfgalias shows ~/.config/kjail/profiles under another name" \
 		config_dir_as_write_grant_through_bind_alias_refused
+	# The session directory too (its records set an exec's timeout and
+	# output cap): by name a grant's view of it is masked, under another
+	# name the command made it, 0755, and could plant a record there.
+	# The unprivileged lane's is $XDG_RUNTIME_DIR/kjail; root's is
+	# /run/kjail, not the test's to bind.
+	if [ "$KJ_AS" = user ]; then
+		mkdir -p "$T/xdg" "$T/xdgalias" && chown "$KJ_USER" "$T/xdg" && chmod 700 "$T/xdg"
+		mount --bind "$T/xdg" "$T/xdgalias"
+		XDG_RUNTIME_DIR=$T/xdg kje exec --limits best-effort --workspace "$T/xdgalias" -- mkdir kjail
+		like "$rc:$err" "^125:kjail: settings: the workspace $T/xdgalias shows $T/xdg/kjail under another name" \
+			session_dir_through_bind_alias_refused
+		ok session_dir_through_bind_alias_not_made test ! -e "$T/xdg/kjail"
+		umount "$T/xdgalias"
+	else
+		skip session_dir_through_bind_alias_refused "root's session directory is /run/kjail, not the test's to bind"
+		skip session_dir_through_bind_alias_not_made "root's session directory is /run/kjail, not the test's to bind"
+	fi
 else
 	for t in profile_in_workspace_through_bind_alias_refused \
 		profile_moving_workspace_away_through_bind_alias_refused \
@@ -372,7 +389,8 @@ else
 		net_hosts_in_workspace_through_bind_alias_refused \
 		config_dir_as_workspace_through_bind_alias_refused \
 		config_dir_through_bind_alias_not_written \
-		config_dir_as_write_grant_through_bind_alias_refused; do
+		config_dir_as_write_grant_through_bind_alias_refused \
+		session_dir_through_bind_alias_refused session_dir_through_bind_alias_not_made; do
 		skip "$t" "cannot bind-mount here"
 	done
 fi
