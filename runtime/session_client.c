@@ -406,9 +406,13 @@ int cmd_session_exec(int argc, char **argv)
 			name = argv[i] + 10;
 		else if (i + 1 < argc)
 			name = argv[++i];
-		else
+		else if (!rc)
 			rc = kj_fail(&err, "option", 0, "use -s NAME", "%s needs a session name",
 				     argv[i]);
+		/* Each name given is checked, as any value a later one replaces
+		 * (runtime/cli.c): `-s 'bad name' -s work` ran in work. */
+		if (!rc && name && session_check_name(name, &err))
+			rc = -EINVAL;
 	}
 	for (; i < argc; i++)
 		rest[n++] = argv[i];

@@ -245,6 +245,14 @@ expect_rc bad_name_125 125
 kj create $CREATE_ARGS "a/b"
 expect_rc bad_name_slash_125 125
 like "$err" "invalid session name" bad_name_message
+# Every -s NAME given is checked, not only the last (as a flag's value a
+# later one replaces): the session must not run with a bad name before.
+kj exec -s 'bad name' -s "$S" -- touch "$WS/s-ran"
+like "$rc:$err" "^125:kjail: session: invalid session name 'bad name'" replaced_bad_session_name_refused
+ok replaced_bad_session_name_never_runs test ! -e "$WS/s-ran"
+rm -f "$WS/s-ran"
+kj exec --session=a/b -s "$S" -- true
+like "$rc:$err" "^125:kjail: session: invalid session name 'a/b'" replaced_bad_session_name_eq_form_refused
 kj exec -s "nosuch-$$" -- true
 expect_rc unknown_session_125 125
 like "$err" "no running session 'nosuch-$$'" unknown_session_message
