@@ -270,6 +270,11 @@ static int check_dirs_out_of_reach(const struct kj_config *cfg, struct kj_err *e
 		dirs[n++] = cfg->session_dirs[i];
 	for (size_t i = 0; i < n; i++) {
 		const char *root = config_writable_root(cfg, dirs[i]);
+		/* Another mount of the whole home (or of a directory above it)
+		 * is refused as such when the mounts are read, with its own
+		 * message (mounts/masks.c, add_home_alias). */
+		if (root && i == 1 && nconf == 2 && path_holds(root, home))
+			continue;
 		/* A grant that holds a session directory by name masks it. */
 		if (root && (i < nconf || !path_covers(root, dirs[i])))
 			return kj_fail(
