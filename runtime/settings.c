@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime/cli.h"
@@ -259,8 +260,10 @@ static int check_file_out_of_reach(const struct kj_config *cfg, const char *show
 static int check_dirs_out_of_reach(const struct kj_config *cfg, struct kj_err *err)
 {
 	const char *home = conf_home(), *dirs[2 + 3] = {KJ_ETC "/profiles"};
-	char user[PATH_MAX];
-	size_t n = 1, nconf;
+	const char *roots[1 + KJ_MAX_BINDS];
+	struct stat rs[1 + KJ_MAX_BINDS];
+	char user[PATH_MAX], up[PATH_MAX];
+	size_t n = 1, nconf, nroots = 0;
 
 	if (home && (size_t)snprintf(user, sizeof(user), "%s/%s/profiles", home, KJ_USER_DIR) <
 			    sizeof(user))
@@ -268,8 +271,30 @@ static int check_dirs_out_of_reach(const struct kj_config *cfg, struct kj_err *e
 	nconf = n;
 	for (size_t i = 0; i < cfg->nsession_dirs && n < sizeof(dirs) / sizeof(dirs[0]); i++)
 		dirs[n++] = cfg->session_dirs[i];
+	/* Each root's identity once, then one stat() per directory on each
+	 * way up (the same calls whichever of them exist). */
+	for (size_t b = 0; b <= cfg->nbinds; b++) {
+		const struct kj_bind *k = b < cfg->nbinds ? &cfg->binds[b] : &cfg->workspace;
+		if (k->src && (b == cfg->nbinds || k->writable) && stat(k->src, &rs[nroots]) == 0)
+			roots[nroots++] = k->src;
+	}
 	for (size_t i = 0; i < n; i++) {
-		const char *root = config_writable_root(cfg, dirs[i]);
+		const char *root = NULL;
+		char *slash;
+		for (size_t r = 0; r < nroots && !root; r++)
+			root = path_covers(roots[r], dirs[i]) ? roots[r] : NULL;
+		if (!root && dirs[i][0] == '/' && strlen(dirs[i]) < sizeof(up))
+			for (memcpy(up, dirs[i], strlen(dirs[i]) + 1); !root && strcmp(up, "/");
+			     slash[slash == up] = '\0') {
+				struct stat st;
+				if (stat(up, &st) == 0)
+					for (size_t r = 0; r < nroots && !root; r++)
+						if (st.st_dev == rs[r].st_dev &&
+						    st.st_ino == rs[r].st_ino)
+							root = roots[r];
+				if (!(slash = strrchr(up, '/')))
+					break;
+			}
 		/* Another mount of the whole home (or of a directory above it)
 		 * is refused as such when the mounts are read, with its own
 		 * message (mounts/masks.c, add_home_alias). */
