@@ -150,6 +150,18 @@ void kj_err_print(const struct kj_err *err)
 	put_line(line, n);
 }
 
+int kj_usage_error(const char *usage, const char *fmt, ...)
+{
+	struct kj_err err = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	kj_failv(&err, "option", 0, usage, fmt, ap);
+	va_end(ap);
+	kj_err_print(&err);
+	return KJ_EXIT_SETUP;
+}
+
 void kj_note(const char *fmt, ...)
 {
 	char line[600] = "kjail: ", what[sizeof(line)];

@@ -42,6 +42,11 @@ void kj_write_timer_init(void);
 /* Print the record as one line on stderr. */
 void kj_err_print(const struct kj_err *err);
 
+/* A subcommand's usage error: one line in the house format ("kjail:
+ * option: <fmt> (<usage>)"), the arguments escaped (a newline in one
+ * must not forge a second kjail line); returns KJ_EXIT_SETUP. */
+int kj_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Print "kjail: <fmt>" as one line on stderr (notes and warnings). */
 void kj_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

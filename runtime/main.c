@@ -7,7 +7,6 @@
  */
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -72,21 +71,6 @@ static int cmd_exec(int argc, char **argv)
 	return rc;
 }
 
-/* A usage error of a subcommand: one line, the arguments escaped (a
- * newline in one must not forge a second kjail line), exit 125. */
-__attribute__((format(printf, 2, 3))) static int usage_error(const char *usage, const char *fmt,
-							     ...)
-{
-	struct kj_err err = {0};
-	va_list ap;
-
-	va_start(ap, fmt);
-	kj_failv(&err, "option", 0, usage, fmt, ap);
-	va_end(ap);
-	kj_err_print(&err);
-	return KJ_EXIT_SETUP;
-}
-
 /* kjail profile list | show NAME|PATH */
 static int cmd_profile(int argc, char **argv)
 {
@@ -108,12 +92,12 @@ static int cmd_profile(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 0)
-		return usage_error(usage, "%s", "kjail profile needs list or show");
+		return kj_usage_error(usage, "%s", "kjail profile needs list or show");
 	if (strcmp(argv[0], "list") && strcmp(argv[0], "show"))
-		return usage_error(usage, "unknown profile command '%s'", argv[0]);
-	return usage_error(usage, "%s",
-			   !strcmp(argv[0], "show") ? "kjail profile show takes one NAME or PATH"
-						    : "kjail profile list takes no arguments");
+		return kj_usage_error(usage, "unknown profile command '%s'", argv[0]);
+	return kj_usage_error(usage, "%s",
+			      !strcmp(argv[0], "show") ? "kjail profile show takes one NAME or PATH"
+						       : "kjail profile list takes no arguments");
 }
 
 /* kjail gc: remove the cgroups of runs whose kjail was killed (SIGKILL)
@@ -127,7 +111,8 @@ static int cmd_gc(int argc, char **argv)
 		return 0;
 	}
 	if (argc)
-		return usage_error("usage: kjail gc", "kjail gc takes no arguments: '%s'", argv[0]);
+		return kj_usage_error("usage: kjail gc", "kjail gc takes no arguments: '%s'",
+				      argv[0]);
 	(void)session_gc(&err); /* sessions whose supervisor died */
 	if (cgroup_gc(stdout, &err) < 0) {
 		kj_err_print(&err);
@@ -202,5 +187,5 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	return usage_error("see kjail --help", "unknown command '%s'", cmd);
+	return kj_usage_error("see kjail --help", "unknown command '%s'", cmd);
 }

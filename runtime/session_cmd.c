@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -565,21 +564,6 @@ static bool is_help(const char *a)
 	return !strcmp(a, "-h") || !strcmp(a, "--help");
 }
 
-/* A usage error of ls, stop or rm: one line in the house format, the
- * usage as its fix, exit 125 (main.c's usage_error does the same). */
-__attribute__((format(printf, 2, 3))) static int usage_refused(const char *usage, const char *fmt,
-							       ...)
-{
-	struct kj_err err = {0};
-	va_list ap;
-
-	va_start(ap, fmt);
-	kj_failv(&err, "option", 0, usage, fmt, ap);
-	va_end(ap);
-	kj_err_print(&err);
-	return KJ_EXIT_SETUP;
-}
-
 int cmd_ls(int argc, char **argv)
 {
 	bool json = argc >= 1 && !strcmp(argv[0], "--json");
@@ -595,8 +579,8 @@ int cmd_ls(int argc, char **argv)
 		return 0;
 	}
 	if (argc > (json ? 1 : 0))
-		return usage_refused("usage: kjail ls [--json]", "kjail ls takes only --json: '%s'",
-				     argv[json ? 1 : 0]);
+		return kj_usage_error("usage: kjail ls [--json]",
+				      "kjail ls takes only --json: '%s'", argv[json ? 1 : 0]);
 	if (session_dir(dir, sizeof(dir), &err) == -ENOENT) {
 		if (json)
 			printf("[]\n");
@@ -716,9 +700,10 @@ int cmd_stop(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 0)
-		return usage_refused("usage: kjail stop NAME", "no NAME given");
+		return kj_usage_error("usage: kjail stop NAME", "no NAME given");
 	if (argc > 1)
-		return usage_refused("usage: kjail stop NAME", "unexpected argument '%s'", argv[1]);
+		return kj_usage_error("usage: kjail stop NAME", "unexpected argument '%s'",
+				      argv[1]);
 	if (stop_session(argv[0], &err)) {
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
@@ -735,9 +720,9 @@ int cmd_rm(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 0)
-		return usage_refused("usage: kjail rm NAME", "no NAME given");
+		return kj_usage_error("usage: kjail rm NAME", "no NAME given");
 	if (argc > 1)
-		return usage_refused("usage: kjail rm NAME", "unexpected argument '%s'", argv[1]);
+		return kj_usage_error("usage: kjail rm NAME", "unexpected argument '%s'", argv[1]);
 	if (stop_session(argv[0], &err)) {
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
