@@ -330,6 +330,11 @@ static const char *per_exec_name(const char *opt)
 	return "";
 }
 
+static bool is_help(const char *a)
+{
+	return !strcmp(a, "-h") || !strcmp(a, "--help");
+}
+
 static bool is_session_flag(const char *a, bool *takes_value)
 {
 	*takes_value = !strcmp(a, "-s") || !strcmp(a, "--session");
@@ -388,7 +393,9 @@ int cmd_session_exec(int argc, char **argv)
 	for (i = 0; i < argc; i++) {
 		if (argv[i][0] != '-' || !strcmp(argv[i], "--"))
 			break;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		/* `-s --help` asks for this usage too: --help is no name. */
+		if (is_help(argv[i]) ||
+		    (is_session_flag(argv[i], &tv) && tv && i + 1 < argc && is_help(argv[i + 1]))) {
 			/* As kjail exec --help: the usage, whatever else is given. */
 			printf("%s", session_exec_usage);
 			free(rest);

@@ -263,6 +263,16 @@ for o in timeout kill-grace output-limit setenv cwd quiet create; do
 	printf '%s\n' "$out" | grep -q -- "--$o" || echo "--$o"
 done >"$T/session-help-missing"
 is "$(cat "$T/session-help-missing")" "" session_exec_help_lists_every_per_exec_flag
+# -s with no NAME before --help: the same usage, exit 0 (it took --help
+# for the session name: "invalid session name '--help'", 125).
+kj exec -s kj-no-such-session --help
+want=$out
+for a in "-s --help" "-s -h" "--session --help"; do
+	# shellcheck disable=SC2086
+	kj exec $a
+	[ "$rc|$err|$out" = "0||$want" ] || echo "$a: $rc|$err"
+done >"$T/session-help-noname"
+is "$(cat "$T/session-help-noname")" "" session_exec_help_without_name_prints_usage_exit_0
 kj exec --help
 like "$out" '-s, --session NAME' exec_help_lists_the_session_flags
 # Every description starts in column 33 (--landlock's values ran into it).
