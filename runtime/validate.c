@@ -60,6 +60,8 @@ bad:
 		"--%s: invalid size '%s'", opt, s);
 }
 
+/* Units are case-insensitive as size suffixes are ("30S", "2M": in a
+ * duration M is minutes; there is no month). */
 int parse_duration(const char *opt, const char *s, uint64_t *ms, struct kj_err *err)
 {
 	size_t whole = strspn(s, "0123456789"), frac = 0;
@@ -69,28 +71,33 @@ int parse_duration(const char *opt, const char *s, uint64_t *ms, struct kj_err *
 	if (*p == '.') {
 		fp = p + 1;
 		frac = strspn(fp, "0123456789");
-		if (frac == 0 || frac > 3)
+		if (frac == 0)
 			goto bad;
 		p = fp + frac;
 	}
 	if (parse_u64(s, whole, &w))
 		goto bad;
-	if (!strcmp(p, "ms"))
+	if (!strcasecmp(p, "ms"))
 		mul = 1;
-	else if (!strcmp(p, "s") || !*p)
+	else if (!strcasecmp(p, "s") || !*p)
 		mul = 1000;
-	else if (!strcmp(p, "m"))
+	else if (!strcasecmp(p, "m"))
 		mul = 60 * 1000;
-	else if (!strcmp(p, "h"))
+	else if (!strcasecmp(p, "h"))
 		mul = 3600 * 1000;
 	else
 		goto bad;
+	/* "0.0001" or "1.5ms": below kjail's resolution. Never rounded:
+	 * "--timeout 0.0001" read as 0 would be no timeout at all. */
+	if (fp && (frac > 3 || mul == 1))
+		return kj_fail(
+			err, "option", 0,
+			"kjail counts whole milliseconds: give at most 3 decimals, none with ms, e.g. 1.5s, 0.25m, 250ms",
+			"--%s: '%s' is finer than kjail's resolution of 1 ms", opt, s);
 	if (fp) {
 		(void)parse_u64(fp, frac, &f);
 		for (size_t i = frac; i < 3; i++)
 			f *= 10;
-		if (mul == 1)
-			goto bad; /* "1.5ms": below kjail's resolution */
 		f = f * mul / 1000;
 	}
 	if (w > (UINT64_MAX - f) / mul / 2)

@@ -10,7 +10,8 @@
 
 /* "64M", "1G", "200000", "512k", "2GiB": bytes, binary units. */
 int parse_size(const char *opt, const char *s, uint64_t *out, struct kj_err *err);
-/* "500ms", "30s", "1.5s", "2m", "1h"; a bare number is seconds. */
+/* "500ms", "30s", "1.5s", "2m", "1h" (any case); a bare number is seconds;
+ * 1 ms resolution: a finer value is refused, never rounded. */
 int parse_duration(const char *opt, const char *s, uint64_t *ms, struct kj_err *err);
 /* "UID" or "UID:GID", numeric or a name from the user database. */
 int parse_user(const char *opt, const char *s, uid_t *uid, gid_t *gid, struct kj_err *err);

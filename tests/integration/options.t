@@ -98,8 +98,26 @@ refused timeout_abc_refused "^kjail: option: --timeout: invalid duration 'abc'" 
 	exec --timeout abc -- "${run_marker[@]}"
 refused timeout_negative_refused "^kjail: option: --timeout: invalid duration '-1'" \
 	exec --timeout -1 -- "${run_marker[@]}"
-refused timeout_below_millisecond_precision_refused "invalid duration '1.2345s'" \
+# Durations have a resolution of 1 ms; a finer value is refused, and the
+# message says so (it said only "invalid duration"). Never rounded: 0.0001
+# read as 0 would be no timeout at all.
+refused timeout_below_millisecond_precision_refused \
+	"^kjail: option: --timeout: '1.2345s' is finer than kjail's resolution of 1 ms \(.*at most 3 decimals" \
 	exec --timeout 1.2345s -- "${run_marker[@]}"
+refused timeout_below_one_ms_names_the_resolution \
+	"^kjail: option: --timeout: '0.0001' is finer than kjail's resolution of 1 ms \(.*at most 3 decimals" \
+	exec --timeout 0.0001 -- "${run_marker[@]}"
+refused kill_grace_fraction_of_ms_names_the_resolution \
+	"^kjail: option: --kill-grace: '1.5ms' is finer than kjail's resolution of 1 ms" \
+	exec --kill-grace 1.5ms -- "${run_marker[@]}"
+refused idle_timeout_below_one_ms_names_the_resolution \
+	"^kjail: option: --idle-timeout: '0.0001' is finer than kjail's resolution of 1 ms" \
+	create --idle-timeout 0.0001 kjt-idle-res
+# Duration units take any case, as size suffixes do (M is minutes here).
+kj exec --timeout 30S --kill-grace 500MS -- true
+is "$rc:$err" "0:" duration_units_upper_case_accepted
+kj exec --timeout 1H --kill-grace 2M -- true
+is "$rc:$err" "0:" duration_units_upper_case_h_and_m_accepted
 refused timeout_equals_form_checked_too "invalid duration 'abc'" \
 	exec --timeout=abc -- "${run_marker[@]}"
 refused timeout_unknown_unit_refused "invalid duration '5d'" \

@@ -260,6 +260,11 @@ denied max_timeout_without_timeout \
 	exec "${BE[@]}" -- touch "$RAN"
 denied max_timeout_against_flag "--timeout 1h \(from --timeout\) exceeds" exec "${BE[@]}" --timeout 1h -- touch "$RAN"
 allowed max_timeout_allows_agent_profile exec "${BE[@]}" --profile agent -- touch "$RAN"
+# Duration units in any case, and M is minutes: 2M exceeds 90s, 1M does not.
+sys_policy 'max timeout 90S'
+denied max_timeout_against_upper_case_minutes "--timeout 2m \(from --timeout\) exceeds /etc/kjail/policy:1: max timeout 90S" \
+	exec "${BE[@]}" --timeout 2M -- touch "$RAN"
+allowed upper_case_minute_within_max_timeout exec "${BE[@]}" --timeout 1M -- touch "$RAN"
 sys_policy 'require output-limit'
 denied require_output_limit "require output-limit: no --output-limit is set" exec "${BE[@]}" -- touch "$RAN"
 allowed require_output_limit_met exec "${BE[@]}" --output-limit 1M -- touch "$RAN"
@@ -276,6 +281,10 @@ done
 sys_policy 'max memory lots'
 kje exec "${BE[@]}" -- true
 like "$err" "max memory lots: --memory: invalid size 'lots'" malformed_policy_value_read_by_the_options_own_parser
+sys_policy 'max timeout 0.0001'
+kje exec "${BE[@]}" -- true
+like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:1: max timeout 0.0001: --timeout: '0.0001' is finer than kjail's resolution of 1 ms" \
+	policy_duration_below_one_ms_read_by_the_options_own_parser
 sys_policy 'deny profile Bad!name'
 kje exec "${BE[@]}" -- true
 like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:1: deny profile Bad!name: .*invalid profile name 'Bad!name'" \

@@ -139,6 +139,15 @@ like "$rc:$err" "^125:kjail: option: /etc/kjail/settings:1: --memory: invalid si
 sys_settings 'timeout soon'
 kje exec -- true
 like "$rc:$err" "^125:kjail: option: /etc/kjail/settings:1: --timeout: invalid duration 'soon'" invalid_duration_in_settings_refused
+# The same duration parser as the flag: its resolution message, its units
+# in any case.
+sys_settings 'timeout 0.0001'
+kje exec -- true
+like "$rc:$err" "^125:kjail: option: /etc/kjail/settings:1: --timeout: '0.0001' is finer than kjail's resolution of 1 ms" \
+	duration_below_one_ms_in_settings_names_the_resolution
+sys_settings 'timeout 30S' 'kill-grace 2M'
+kje exec $NOLIM -- true
+is "$rc:$err" "0:" duration_units_upper_case_in_settings_accepted
 sys_settings 'no-such-option 1'
 kje exec -- true
 like "$rc:$err" "^125:kjail: option: /etc/kjail/settings:1: unknown option --no-such-option" unknown_option_in_settings_refused
