@@ -260,10 +260,17 @@ static int opt_kill_grace(struct kj_config *c, const char *o, const char *v, str
 	return parse_duration(o, v, &c->kill_grace_ms, e);
 }
 
+/* "max" lifts a cap a profile or settings file set (an admin's `max
+ * output-limit` still holds: max exceeds every bound). */
 static int opt_output_limit(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
-	c->output_limited = true;
-	return parse_size(o, v, &c->output_limit, e);
+	uint64_t n;
+
+	if (parse_size_or_max(o, v, &n, e))
+		return -EINVAL;
+	c->output_limited = n != KJ_LIMIT_MAX;
+	c->output_limit = c->output_limited ? n : 0;
+	return 0;
 }
 
 static int opt_tty(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
@@ -466,7 +473,8 @@ static const struct option_def options[] = {
 	 "kill the sandbox after DURATION; exit 124 (default and 0: none)"},
 	{"kill-grace", true, opt_kill_grace, "DURATION",
 	 "time between SIGTERM and SIGKILL (default 5s)"},
-	{"output-limit", true, opt_output_limit, "BYTES", "cap stdout and stderr at BYTES each"},
+	{"output-limit", true, opt_output_limit, "BYTES|max",
+	 "cap stdout and stderr at BYTES each (max: no cap, the default)"},
 	{"tty", false, opt_tty, NULL, "give COMMAND a pseudo-terminal even if stdin is not one"},
 	{"no-tty", false, opt_tty, NULL, "never give COMMAND a pseudo-terminal"},
 	{"setenv", true, opt_setenv, "NAME=VALUE", "set a variable inside (repeatable)"},

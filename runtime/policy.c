@@ -48,7 +48,7 @@ static uint64_t num_value(const struct kj_config *c, const char *opt, char *show
 		return c->kill_grace_ms;
 	}
 	if (!strcmp(opt, "output-limit")) {
-		snprintf(shown, size, c->output_limited ? "%llu" : "none",
+		snprintf(shown, size, c->output_limited ? "%llu" : "max",
 			 (unsigned long long)c->output_limit);
 		return or_none(c->output_limited, c->output_limit);
 	}

@@ -129,6 +129,9 @@ refused timeout_overflow_with_unit_refused '^kjail: option: --timeout' \
 refused kill_grace_abc_refused "^kjail: option: --kill-grace: invalid duration 'abc'" \
 	exec --kill-grace abc -- "${run_marker[@]}"
 
+# max: no cap, so a later flag lifts an earlier one (or a profile's).
+kj exec --output-limit 100 --output-limit MAX -- sh -c 'yes | head -c 5000'
+is "$rc:${#out}:$err" "0:4999:" output_limit_max_means_no_cap
 refused output_limit_bad_suffix_refused "^kjail: option: --output-limit: invalid size '10X'" \
 	exec --output-limit 10X -- "${run_marker[@]}"
 refused output_limit_overflow_refused '^kjail: option: --output-limit' \

@@ -268,6 +268,18 @@ allowed upper_case_minute_within_max_timeout exec "${BE[@]}" --timeout 1M -- tou
 sys_policy 'require output-limit'
 denied require_output_limit "require output-limit: no --output-limit is set" exec "${BE[@]}" -- touch "$RAN"
 allowed require_output_limit_met exec "${BE[@]}" --output-limit 1M -- touch "$RAN"
+denied require_output_limit_not_met_by_max "require output-limit: no --output-limit is set \(from --output-limit\)" \
+	exec "${BE[@]}" --output-limit max -- touch "$RAN"
+# A user's max lifts a profile's cap, never the admin's: max exceeds it.
+sys_policy 'max output-limit 1M'
+user_profile capped 'output-limit 100'
+denied max_output_limit_against_flag_max \
+	"^kjail: policy: --output-limit max \(from --output-limit\) exceeds /etc/kjail/policy:1: max output-limit 1M" \
+	exec "${BE[@]}" --profile capped --output-limit max -- touch "$RAN"
+denied max_output_limit_against_no_cap "--output-limit max \(from kjail's default\) exceeds /etc/kjail/policy:1" \
+	exec "${BE[@]}" -- touch "$RAN"
+allowed max_output_limit_allows_a_profile_cap exec "${BE[@]}" --profile capped -- touch "$RAN"
+rm -f "$USER_DIR/profiles/capped.profile"
 
 # ------------------------------------------------- a broken policy fails closed
 for rule in 'deny' 'maximum memory 2G' 'max memory lots' 'deny nosuchoption' 'max net none' \
@@ -304,7 +316,7 @@ like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:1: max timeout 0: a maxim
 	max_timeout_zero_refused
 # So does a maximum of max: every value is at most max (it loaded, and
 # bounded nothing).
-for rule in 'max memory max' 'max pids MAX' 'max cpus max' 'max memory-swap max'; do
+for rule in 'max memory max' 'max pids MAX' 'max cpus max' 'max memory-swap max' 'max output-limit max'; do
 	sys_policy "$rule"
 	kje exec "${BE[@]}" -- true
 	like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:1: $rule: a maximum of max limits nothing \(give a finite maximum, or remove the line\)$" \

@@ -278,6 +278,22 @@ ok host_profile_kill_9_leaves_nothing settles 5 sh -c "! pgrep -f '^sleep 6[34]\
 for p in $(pgrep -f "^sleep 6[34]\.$$\$"); do kill "$p"; done
 kj exec --profile host --quiet --output-limit 1000 -- sh -c 'yes | head -c 5000'
 is "${#out}" 999 host_profile_caps_output
+# --output-limit max lifts a profile's cap, and a settings file's; a
+# profile line may say max too.
+user_profile capped 'output-limit 100'
+kje exec $NOLIM --profile capped -- sh -c 'yes | head -c 5000'
+is "$rc:${#out}" "0:99" profile_output_limit_caps
+kje exec $NOLIM --profile capped --output-limit max -- sh -c 'yes | head -c 5000'
+is "$rc:${#out}:$err" "0:4999:" profile_output_limit_lifted_by_flag_max
+user_settings 'output-limit 100'
+user_profile uncapped 'output-limit max'
+kje exec $NOLIM -- sh -c 'yes | head -c 5000'
+is "$rc:${#out}" "0:99" settings_output_limit_caps
+kje exec $NOLIM --output-limit max -- sh -c 'yes | head -c 5000'
+is "$rc:${#out}:$err" "0:4999:" settings_output_limit_lifted_by_flag_max
+kje exec $NOLIM --profile uncapped -- sh -c 'yes | head -c 5000'
+is "$rc:${#out}:$err" "0:4999:" settings_output_limit_lifted_by_profile_max
+rm -f "$USER_DIR/settings" "$USER_DIR"/profiles/{capped,uncapped}.profile
 kj exec --profile host --quiet -- sh -c 'exit 7'
 is "$rc" 7 host_profile_passes_exit_status
 kj exec --profile host --quiet -- /nonexistent-command

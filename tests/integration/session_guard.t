@@ -225,6 +225,9 @@ kj create $CREATE_ARGS --output-limit 0 "$S-z"
 kj exec -s "$S-z" -- echo visible
 is "$rc:$out" "0:" session_output_limit_zero_passes_nothing
 like "$err" "kjail: stdout truncated after 0 bytes" session_output_limit_zero_said
+# One exec may lift the session's cap with max, as it may change it.
+kj exec -s "$S-z" --output-limit max -- echo visible
+is "$rc:$out:$err" "0:visible:" session_output_limit_lifted_by_exec_max
 as_caller "$KJAIL" rm "$S-z" >/dev/null 2>&1
 
 # ------------------------------------------ --create with other options
@@ -262,6 +265,10 @@ exec_refused policy_bounds_exec_timeout_0 \
 exec_refused policy_bounds_exec_timeout_1h "/etc/kjail/policy:1: max timeout 5s" --timeout 1h
 exec_refused policy_bounds_exec_output_limit "/etc/kjail/policy:2: max output-limit 1000" \
 	--output-limit 1G
+# max lifts no admin bound: it exceeds every one.
+exec_refused policy_bounds_exec_output_limit_max \
+	"--output-limit max \(from the command line \(exec -s\)\) exceeds /etc/kjail/policy:2: max output-limit 1000" \
+	--output-limit max
 exec_refused policy_denies_exec_setenv "/etc/kjail/policy:3: deny setenv LD_PRELOAD" \
 	--setenv LD_PRELOAD=/nonexistent.so
 rm -f "$RAN"
