@@ -185,10 +185,22 @@ static int opt_net_log_limit(struct kj_config *c, const char *o, const char *v, 
 	return rc;
 }
 
+/* Below 1M no sandbox can start: COMMAND's own pages, the page tables
+ * and kernel stacks of init and COMMAND, and the sandbox's mounts are all
+ * charged to its cgroup. A lower value is nearly always bytes meant as
+ * megabytes (--memory 512), refused here rather than OOM-killed later. */
+#define KJ_MEMORY_MIN (1ULL << 20)
+
 static int opt_memory(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
 	c->limits.memory_arg = v;
-	return parse_size_or_max(o, v, &c->limits.memory, e);
+	if (parse_size_or_max(o, v, &c->limits.memory, e))
+		return -EINVAL;
+	if (c->limits.memory < KJ_MEMORY_MIN)
+		return kj_fail(e, "option", 0,
+			       "give --memory 1M or more, or --memory max; a bare number is bytes",
+			       "--%s %s: a sandbox needs at least 1M", o, v);
+	return 0;
 }
 
 static int opt_memory_swap(struct kj_config *c, const char *o, const char *v, struct kj_err *e)

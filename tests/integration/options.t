@@ -139,6 +139,16 @@ refused output_limit_overflow_refused '^kjail: option: --output-limit' \
 refused tmp_size_zero_refused '^kjail: option: --tmp-size: 0 is too small' \
 	exec --tmp-size 0 -- "${run_marker[@]}"
 
+# A memory limit below 1M can never hold a sandbox: refused up front, with
+# --limits best-effort too (the check is the parser's, before any cgroup).
+for m in 0 1 512 1023K; do
+	refused "memory_${m}_below_the_1M_floor_refused" \
+		"^kjail: option: --memory $m: a sandbox needs at least 1M \(give --memory 1M or more, or --memory max; a bare number is bytes\)$" \
+		exec --limits best-effort --memory "$m" -- "${run_marker[@]}"
+done
+refused memory_floor_checked_for_sessions_too "^kjail: option: --memory 1: a sandbox needs at least 1M" \
+	create --limits best-effort --memory 1 kjt-mem-floor
+as_caller "$KJAIL" rm kjt-mem-floor >/dev/null 2>&1 # (a kjail that took it)
 refused pids_below_init_and_command_refused \
 	"^kjail: option: --pids 1: a sandbox needs 2 processes \(its init and COMMAND\) \(give --pids 2 or more, or --pids max\)$" \
 	exec --pids 1 -- "${run_marker[@]}"

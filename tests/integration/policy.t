@@ -285,7 +285,7 @@ rm -f "$USER_DIR/profiles/capped.profile"
 for rule in 'deny' 'maximum memory 2G' 'max memory lots' 'deny nosuchoption' 'max net none' \
 	'require nothing' 'deny net bogus' 'deny rw relative/path' 'deny profile' \
 	'deny profile Bad/Name!!' 'deny profile ./x.profile' 'deny profile -x' 'deny profile a!b' \
-	'max timeout 0' 'max timeout 0s'; do
+	'max timeout 0' 'max timeout 0s' 'max memory 512K'; do
 	sys_policy 'max pids 1024' "$rule"
 	kje exec "${BE[@]}" -- true
 	like "$rc:$err" "^125:kjail: policy: /etc/kjail/policy:2: " "malformed_policy_refused: $rule"

@@ -59,6 +59,19 @@ like "$out" "setenv PLAIN=visible" profile_show_shows_plain_values
 user_profile badline 'net none' 'memory lots'
 kje profile show badline
 like "$rc:$err" "^125:kjail: option: ~/.config/kjail/profiles/badline.profile:2: --memory: invalid size 'lots'" profile_show_validates_every_line
+# The memory floor (1M) holds for profile lines as for flags; 0 swap
+# ("no swap", the default) stays valid.
+user_profile tiny 'memory 512'
+kje profile show tiny
+like "$rc:$err" "^125:kjail: option: ~/.config/kjail/profiles/tiny.profile:1: --memory 512: a sandbox needs at least 1M" \
+	profile_memory_below_floor_refused
+kje exec --limits best-effort --profile tiny -- true
+like "$rc:$err" "^125:kjail: option: ~/.config/kjail/profiles/tiny.profile:1: --memory 512: a sandbox needs at least 1M" \
+	profile_memory_below_floor_refused_before_a_run
+user_profile floor 'memory 1M' 'memory-swap 0'
+kje profile show floor
+is "$rc:$err" "0:" profile_memory_at_floor_and_no_swap_accepted
+rm -f "$USER_DIR"/profiles/{tiny,floor}.profile
 kje profile show nosuch
 like "$rc:$err" "^125:kjail: option: --profile: no profile 'nosuch'" profile_show_unknown_profile_refused
 kje profile

@@ -136,6 +136,9 @@ like "$rc:$err" "^125:kjail: option: KJAIL_PROFILE: --profile: empty value" empt
 sys_settings 'memory lots'
 kje exec -- true
 like "$rc:$err" "^125:kjail: option: /etc/kjail/settings:1: --memory: invalid size 'lots'" invalid_size_in_settings_refused
+sys_settings 'memory 1'
+kje exec --limits best-effort -- true
+like "$rc:$err" "^125:kjail: option: /etc/kjail/settings:1: --memory 1: a sandbox needs at least 1M" memory_below_floor_in_settings_refused
 sys_settings 'timeout soon'
 kje exec -- true
 like "$rc:$err" "^125:kjail: option: /etc/kjail/settings:1: --timeout: invalid duration 'soon'" invalid_duration_in_settings_refused
