@@ -538,18 +538,22 @@ static void memory_of(const struct session_record *rec, char *buf, size_t len)
 	}
 }
 
-/* One session of `kjail ls --json`. */
+/* One session of `kjail ls --json`: times in seconds, as numbers (idle_s
+ * null when the session did not say: only a running one answers). */
 static void ls_json_entry(bool first, const char *name, const char *state,
-			  const struct session_record *rec, const char *idle,
+			  const struct session_record *rec, long long idle_s,
 			  unsigned long long running, const char *mem)
 {
 	printf("%s{\"name\":", first ? "" : ",");
 	json_put_string(stdout, name);
 	printf(",\"state\":");
 	json_put_string(stdout, state);
-	printf(",\"pid\":%d,\"age_s\":%lld,\"idle\":", (int)rec->supervisor,
+	printf(",\"pid\":%d,\"age_s\":%lld,\"idle_s\":", (int)rec->supervisor,
 	       (long long)time(NULL) - rec->created);
-	json_put_string(stdout, idle);
+	if (idle_s < 0)
+		printf("null");
+	else
+		printf("%lld", idle_s);
 	printf(",\"running_execs\":%llu,\"profile\":", running);
 	json_put_string(stdout, rec->profile);
 	printf(",\"memory\":");
@@ -606,6 +610,7 @@ int cmd_ls(int argc, char **argv)
 		char name[SESSION_NAME_MAX + 1], mem[32], idle[32] = "-";
 		size_t l = strlen(e->d_name);
 		const char *state;
+		long long idle_s = -1;
 
 		if (l < 7 || strcmp(e->d_name + l - 6, ".state") || l - 6 > SESSION_NAME_MAX)
 			continue;
@@ -618,11 +623,13 @@ int cmd_ls(int argc, char **argv)
 			: !session_supervisor_alive(&rec)     ? "dead"
 			: ask(name, SESSION_INFO, &info) == 0 ? "running"
 							      : "busy";
-		if (!strcmp(state, "running"))
-			snprintf(idle, sizeof(idle), "%llus", (unsigned long long)(info.b / 1000));
+		if (!strcmp(state, "running")) {
+			idle_s = (long long)(info.b / 1000);
+			snprintf(idle, sizeof(idle), "%llds", idle_s);
+		}
 		memory_of(&rec, mem, sizeof(mem));
 		if (json)
-			ls_json_entry(count == 0, name, state, &rec, idle,
+			ls_json_entry(count == 0, name, state, &rec, idle_s,
 				      (unsigned long long)info.a, mem);
 		else
 			printf("%-20s %-8s %8d %7llds %8s %-10s %8s %s\n", name, state,

@@ -208,6 +208,14 @@ kj ls
 like "$out" "$S +running" ls_shows_running
 kj ls --json
 like "$out" "\"name\":\"$S\",\"state\":\"running\"" ls_json
+# ls_json_times NAME: the types of the session's age_s and idle_s, and
+# whether the old string "idle" ("12s" or "-") is still there.
+ls_json_times() {
+	printf '%s' "$out" | python3 -c 'import json,sys
+s=[s for s in json.load(sys.stdin) if s["name"] == sys.argv[1]][0]
+print(type(s["age_s"]).__name__, type(s.get("idle_s")).__name__, "idle" in s)' "$1" 2>&1 | tail -1
+}
+is "$(ls_json_times "$S")" "int int False" ls_json_idle_s_is_seconds_as_a_number
 
 # kjail under another name (an installed kjail-1.2, say): its sessions
 # are still told apart from a recycled pid, and rm leaves no record.
@@ -294,6 +302,8 @@ kj stop "$S"
 expect_rc stop_ok 0
 kj ls
 like "$out" "$S +stopped" stopped_session_listed
+kj ls --json
+is "$(ls_json_times "$S")" "int NoneType False" ls_json_idle_s_null_when_stopped
 if sleep_runs "$BG1"; then alive=1; else alive=0; fi
 kj exec -s "$S" -- true
 expect_rc exec_into_stopped_125 125
