@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <netinet/in.h>
 #include <linux/netlink.h>
@@ -73,6 +74,7 @@ static const struct named constants[] = {
 	N(SOCK_DCCP), N(SOCK_RDM),
 	N(IPPROTO_TCP), N(IPPROTO_UDP), N(IPPROTO_ICMP), N(IPPROTO_ICMPV6),
 	N(IPPROTO_MPTCP), N(IPPROTO_SMC), N(IPPROTO_SCTP),
+	N(F_SETLEASE),
 	N(PR_SET_MM), N(PR_SET_PTRACER), N(PR_SET_SECCOMP), N(PR_SET_NO_NEW_PRIVS),
 	N(PER_LINUX), N(PER_LINUX32), N(ADDR_NO_RANDOMIZE),
 	N(READ_IMPLIES_EXEC), N(MMAP_PAGE_ZERO), { NULL, 0 },

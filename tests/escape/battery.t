@@ -170,6 +170,24 @@ kje -- "$P/escape_create" "$FIX/open-dir/planted"
 host_absent "$FIX/open-dir/planted"
 verdict host_world_writable_dir_stays_readonly
 
+# A file lease on a host file seen through the read-only root (the
+# caller's own here; as root, every file root owns): leases are not
+# namespaced, so while the sandbox holds one, every host open of the file
+# (a read lease: every open for writing) blocks for up to
+# /proc/sys/fs/lease-break-time (45 s), again each time it is retaken.
+echo lease >"$FIX/lease-victim"
+chmod 0644 "$FIX/lease-victim"
+caller_owns "$FIX/lease-victim"
+if [ "$(cat /proc/sys/fs/leases-enable 2>/dev/null)" != 1 ]; then
+	skip file_lease_on_host_file_stalls_host_opens_refused "leases are disabled on this host"
+	skip file_lease_on_host_file_stalls_host_opens_refused_strict "leases are disabled on this host"
+else
+	kje -- "$P/escape_lease" "$FIX/lease-victim"
+	verdict file_lease_on_host_file_stalls_host_opens_refused
+	kje --seccomp strict -- "$P/escape_lease" "$FIX/lease-victim"
+	verdict file_lease_on_host_file_stalls_host_opens_refused_strict
+fi
+
 # A host tmpfs mounted below / (in the fixture): recursive read-only.
 mkdir "$FIX/submount"
 if mount -t tmpfs -o size=64k,mode=1777 kjail-escape "$FIX/submount"; then
