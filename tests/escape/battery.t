@@ -535,6 +535,14 @@ if as_caller "$KJAIL" create --help >/dev/null 2>&1 &&
 	HOME=$H2 KJ_HOME=$H2 kj_stdin "$FIX" exec -s "$SESSION" -- \
 		"$P/escape_stdio_dir" "$H2/.ssh/id_ed25519" "KJAIL-SECRET-stdio-$$"
 	verdict session_exec_stdio_host_directory_reaches_no_masked_file 125  # refused, as for one-shot runs
+	# prlimit(2) on init: the kernel checks the uid, not dumpability.
+	# With its RLIMIT_NOFILE at 4 the session's init could not accept
+	# (it spun at full CPU) and every later exec hung: the runner's next
+	# exec must answer within 10 s.
+	kjs "$P/escape_prlimit_init"
+	as_caller timeout 10 "$KJAIL" exec -s "$SESSION" -- true >/dev/null 2>&1 </dev/null ||
+		damage="the next kjail exec -s into the session did not answer within 10 s (status $?)"
+	verdict session_exec_prlimit_init_nofile_session_keeps_answering
 	as_caller "$KJAIL" stop "$SESSION" >/dev/null 2>&1 </dev/null
 	as_caller "$KJAIL" rm "$SESSION" >/dev/null 2>&1 </dev/null
 else
@@ -580,6 +588,11 @@ verdict capset_ambient_nnp_seccomp_cannot_be_regained
 
 kje -- "$P/escape_personality"
 verdict personality_aslr_off_read_implies_exec_refused
+
+kje -- "$P/escape_prlimit_init"
+verdict prlimit_pid1_rlimit_lowered_refused
+kje --seccomp strict -- "$P/escape_prlimit_init"
+verdict prlimit_pid1_rlimit_lowered_refused_strict
 
 kje -- "$P/escape_x32"
 [ "$rc" = 159 ] && out="contained: killed by SIGSYS (the filter's bad-architecture action)"
