@@ -170,6 +170,18 @@ kje -- "$P/escape_create" "$FIX/open-dir/planted"
 host_absent "$FIX/open-dir/planted"
 verdict host_world_writable_dir_stays_readonly
 
+# A named FIFO in a read-only host directory: the read-only mount stops
+# writes to files, directories and links only, so a FIFO (a host daemon's
+# command channel) opens for writing through it; Landlock's read-only
+# root is what refuses it (with --landlock off it opens: README, "What is
+# not isolated"). A property pinned, not a fix: this passed before too.
+mkfifo -m 0666 "$FIX/ctl.fifo"
+caller_owns "$FIX/ctl.fifo"
+exec 5<>"$FIX/ctl.fifo" # a reader, as the daemon would be
+kje -- "$P/escape_write" "$FIX/ctl.fifo"
+exec 5<&-
+verdict host_fifo_in_readonly_dir_not_writable_landlock
+
 # A file lease on a host file seen through the read-only root (the
 # caller's own here; as root, every file root owns): leases are not
 # namespaced, so while the sandbox holds one, every host open of the file
