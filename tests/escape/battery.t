@@ -550,9 +550,10 @@ if as_caller "$KJAIL" create --help >/dev/null 2>&1 &&
 	# prlimit(2) on init: the kernel checks the uid, not dumpability.
 	# With its RLIMIT_NOFILE at 4 the session's init could not accept
 	# (it spun at full CPU) and every later exec hung: the runner's next
-	# exec must answer within 10 s.
+	# exec must answer within 10 s (SIGKILL: a client still waiting for
+	# init to accept does not end on SIGTERM).
 	kjs "$P/escape_prlimit_init"
-	as_caller timeout 10 "$KJAIL" exec -s "$SESSION" -- true >/dev/null 2>&1 </dev/null ||
+	as_caller timeout -s KILL 10 "$KJAIL" exec -s "$SESSION" -- true >/dev/null 2>&1 </dev/null ||
 		damage="the next kjail exec -s into the session did not answer within 10 s (status $?)"
 	verdict session_exec_prlimit_init_nofile_session_keeps_answering
 	as_caller "$KJAIL" stop "$SESSION" >/dev/null 2>&1 </dev/null
