@@ -117,12 +117,20 @@ static int git_config(const struct kj_config *cfg, const char *file, const char 
 		      char *out, size_t size, int *e)
 {
 	char git[PATH_MAX];
-	const char *argv[12] = {"git", "config", "--no-includes", "--file", file, "-z"};
+	/* git reads the file kjail opened and found regular, as its stdin,
+	 * not the path again: between slurp() and git's own open, a sandbox
+	 * still running on this workspace (a session) could rename a FIFO
+	 * over a submodule's config, and git, opening it, waited for a
+	 * writer forever, with kjail waiting for git. /proc/self/fd/0 is a
+	 * magic link: it reopens that inode, whatever the path names now. */
+	const char *argv[12] = {"git",    "config",          "--no-includes",
+				"--file", "/proc/self/fd/0", "-z"};
 	char *envp[] = {"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", NULL, NULL};
 	char pathvar[PATH_MAX + 8];
 	posix_spawn_file_actions_t fa;
 	size_t argc = 6, n = 0;
-	int p[2], st;
+	int p[2], st, in;
+	struct stat sb;
 	ssize_t r;
 	pid_t pid;
 
@@ -134,15 +142,26 @@ static int git_config(const struct kj_config *cfg, const char *file, const char 
 	envp[2] = pathvar;
 	if ((*e = find_git(cfg, git)))
 		return -1;
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if ((in = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
 		return *e = errno, -1;
+	if (fstat(in, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		*e = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
+		close(in);
+		return -1;
+	}
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		*e = errno;
+		close(in);
+		return -1;
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, in, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	*e = posix_spawn(&pid, git, &fa, NULL, (char **)argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	close(p[1]);
+	close(in);
 	if (*e) {
 		close(p[0]);
 		return -1;
