@@ -611,9 +611,19 @@ kje -- "$P/escape_x32"
 [ "$rc" = 159 ] && out="contained: killed by SIGSYS (the filter's bad-architecture action)"
 verdict x32_abi_syscall_filter_bypass_killed "0|159"
 
-kje -- "$P/escape_i386"
-[ "$rc" = 159 ] && out="contained: killed by SIGSYS (the filter's bad-architecture action)"
-verdict i386_int80_syscall_filter_bypass_killed "0|159"
+# Only where the host's kernel has the i386 ABI (this development VM's
+# kernel has none: int $0x80 faults with SIGSEGV outside any sandbox);
+# the VM suite's Debian kernel has it.
+bash -c '"$0" host-check; exit $?' "$P/escape_i386" >/dev/null 2>&1
+host_i386=$?
+if [ "$host_i386" != 0 ]; then
+	skip i386_int80_syscall_filter_bypass_killed \
+		"the host kernel has no i386 ABI (int \$0x80 outside the sandbox: exit $host_i386)"
+else
+	kje -- "$P/escape_i386"
+	[ "$rc" = 159 ] && out="contained: killed by SIGSYS (the filter's bad-architecture action)"
+	verdict i386_int80_syscall_filter_bypass_killed "0|159"
+fi
 
 # A fork bomb, bounded to 2000 processes: with or without a pids limit the
 # sandbox ends at --timeout, and every process of it dies.
