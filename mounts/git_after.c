@@ -205,7 +205,7 @@ void git_after_start(const struct kj_config *cfg, struct git_after *g)
 	struct stat st;
 	int ws = workspace_open(cfg->workspace.src);
 
-	*g = (struct git_after){.workspace = cfg->workspace.src, .cfg = cfg};
+	*g = (struct git_after){.workspace = cfg->workspace.src, .cfg = cfg, .guard = -1};
 	/* Before COMMAND can change anything; coarse, as the kernel's file
 	 * times are (a fine clock could run ahead of a change's ctime). */
 	clock_gettime(CLOCK_REALTIME_COARSE, &g->start);
@@ -227,6 +227,9 @@ void git_after_start(const struct kj_config *cfg, struct git_after *g)
 			git_links_snapshot(git, g->workspace, &g->modules);
 			close(git);
 		}
+		/* Only a .git can be planted in: a workspace without one
+		 * costs no process. */
+		git_guard_start(g);
 	}
 	close(ws);
 }
@@ -344,7 +347,7 @@ static int check_watched(struct git_after *g)
 	return c.rc;
 }
 
-int git_after_finish(struct git_after *g, bool quiet)
+static int finish(struct git_after *g, bool quiet)
 {
 	int ws, git, rc = 0;
 
@@ -373,4 +376,12 @@ int git_after_finish(struct git_after *g, bool quiet)
 	 * command's choosing: the hooks and config kept read-only here would
 	 * no longer matter. */
 	return check_watched(g) ?: rc;
+}
+
+int git_after_finish(struct git_after *g, bool quiet)
+{
+	int rc = finish(g, quiet);
+
+	git_guard_release(g); /* checked: the guardian ends untouched */
+	return rc;
 }

@@ -48,6 +48,7 @@ struct git_after {
 	struct git_watch *dirs;      /* .git, or the directories a .git file
 				      * leads to, and their worktrees/ entries */
 	size_t ndirs;
+	int guard; /* socket to the kjail-git guardian (git_guard.c), or -1 */
 };
 
 /* "gitdir: PATH" in a .git file, "PATH" in commondir (prefix ""): PATH,
@@ -62,7 +63,9 @@ int git_named_path(int dirfd, const char *file, const char *prefix, const char *
  * could write. */
 bool git_sandbox_writes(const struct kj_config *cfg, const char *path);
 
-/* Before the sandbox starts: what the workspace's .git holds. */
+/* Before the sandbox starts: what the workspace's .git holds; with a
+ * .git, a guardian that does the check after the run should kjail die
+ * before it (git_guard.c). */
 void git_after_start(const struct kj_config *cfg, struct git_after *g);
 
 /* After the sandbox ended (no process of it left): set aside a new
@@ -70,5 +73,13 @@ void git_after_start(const struct kj_config *cfg, struct git_after *g);
  * could not be set aside or a watched directory was swapped (reported on
  * stderr). */
 int git_after_finish(struct git_after *g, bool quiet);
+
+/* git_guard.c: start the guardian (g->guard, or -1 when none could be
+ * started); give it the sandbox's init (pidfd) before COMMAND may start
+ * (0, or -errno: the guardian is gone); tell it the check was done (or
+ * that nothing ran) and wait for its end. */
+void git_guard_start(struct git_after *g);
+int git_guard_arm(int guard, int pidfd);
+void git_guard_release(struct git_after *g);
 
 #endif

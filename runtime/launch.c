@@ -191,8 +191,10 @@ void sandbox_release(struct sandbox *sb)
 }
 
 int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_listen,
-		  struct kj_err *err)
+		  int git_guard, struct kj_err *err)
 {
+	int guard_rc;
+
 	*sb = (struct sandbox){.cfg = cfg,
 			       .chan = {-1, -1},
 			       .ctl = {-1, -1},
@@ -244,6 +246,17 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 
 	close(sb->chan[1]);
 	close(sb->ctl[0]);
+	/* The git guardian learns of init before init hears "g" (COMMAND
+	 * cannot start sooner): killed with -9 from here on, kjail leaves it
+	 * the check after the run (mounts/git_guard.c). Fail closed: a
+	 * guardian that is gone cannot do it. */
+	if ((guard_rc = git_guard_arm(git_guard, sb->pidfd))) {
+		stdio_restore(&sb->io);
+		abandon(sb);
+		sandbox_release(sb);
+		return kj_fail(err, "git", -guard_rc, NULL,
+			       "hand the sandbox to the guardian of the workspace's git");
+	}
 	if (sb->proxy_fd >= 0)
 		close(sb->proxy_fd); /* the relay's now; the proxy sees EOF when it dies */
 	stdio_parent_close_child_ends(&sb->io);
@@ -291,8 +304,10 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 	int rc;
 
 	git_after_start(cfg, &git);
-	if (sandbox_start(&sb, cfg, -1, err))
+	if (sandbox_start(&sb, cfg, -1, git.guard, err)) {
+		git_guard_release(&git); /* COMMAND never ran */
 		return KJ_EXIT_SETUP;
+	}
 	rc = supervise(&sb);
 	kj_trace("sandbox ended");
 	stdio_restore(&sb.io);

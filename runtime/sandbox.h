@@ -36,10 +36,12 @@ struct sandbox {
 int sandbox_run(const struct kj_config *cfg, struct kj_err *err);
 
 /* Parent: prepare, clone and set up a sandbox until COMMAND runs (or, with
- * session_listen >= 0, until its init serves that socket). On failure
- * everything is released and err filled. */
+ * session_listen >= 0, until its init serves that socket). git_guard: the
+ * socket to the git guardian (mounts/git_guard.c), told of init before
+ * COMMAND can start, or -1. On failure everything is released and err
+ * filled. */
 int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_listen,
-		  struct kj_err *err);
+		  int git_guard, struct kj_err *err);
 void sandbox_kill(struct sandbox *sb);
 /* Stop the proxy, remove the cgroup, close the pidfd. */
 void sandbox_release(struct sandbox *sb);

@@ -113,7 +113,6 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	siginfo_t si;
 
 	setsid();
-	git_after_start(cfg, &git);
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);
@@ -128,12 +127,15 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	 * sandbox's init and the proxy close them), and sandbox_start opens
 	 * what else it needs. */
 	close_fds_but(ready);
+	/* After close_fds_but, which would close its guardian's socket. */
+	git_after_start(cfg, &git);
 	rc = claim_name(name, &lock, &listenfd, &err);
 	if (rc) {
 		tell_failure(ready, rc, &err); /* claim_name left nothing */
 		_exit(KJ_EXIT_SETUP);
 	}
-	if (sandbox_start(&sb, cfg, listenfd, &err)) {
+	if (sandbox_start(&sb, cfg, listenfd, git.guard, &err)) {
+		git_guard_release(&git); /* nothing ran */
 		release_name(name, lock);
 		tell_failure(ready, -EINVAL, &err);
 		_exit(KJ_EXIT_SETUP);
