@@ -164,6 +164,13 @@ __attribute__((noreturn)) static void keeper(struct sandbox *sb, pid_t parent)
 	 * the host's init). */
 	if (getppid() != parent)
 		_exit(KJ_EXIT_SETUP);
+	/* Out of kjail's process group before COMMAND exists: kill -9 of
+	 * that group (kill -9 %1, kill -9 -PGID, a harness's killpg) killed
+	 * the keeper with kjail, and COMMAND's tree, in a session of its own,
+	 * ran on under the host's init. A kill that comes before this finds
+	 * no COMMAND to leave behind. */
+	if (setpgid(0, 0) < 0)
+		_exit(KJ_EXIT_SETUP);
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);

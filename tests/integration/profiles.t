@@ -289,6 +289,30 @@ kill -9 "$kjpid"
 { wait "$kjpid"; } 2>/dev/null
 ok host_profile_kill_9_leaves_nothing settles 5 sh -c "! pgrep -f '^sleep 6[34]\.$$\$' >/dev/null"
 for p in $(pgrep -f "^sleep 6[34]\.$$\$"); do kill "$p"; done
+
+# kill -9 of kjail's whole process group (kill -9 %1 in a shell, kill -9
+# -PGID, a harness's os.killpg): the keeper was in it, died with kjail,
+# and COMMAND's tree (a session of its own) ran on under the host's init.
+# The keeper leaves the group before COMMAND exists. kjail leads its own
+# group here (setsid: a background job of this script shares the
+# script's).
+if [ "$KJ_AS" = user ]; then
+	setsid setpriv --reuid="$KJ_USER" --regid="$KJ_GID" --clear-groups -- env HOME=/nonexistent \
+		"$KJAIL" exec --profile host --quiet -- sh -c "setsid sleep 65.$$ & sleep 66.$$" \
+		</dev/null >/dev/null 2>&1 &
+else
+	setsid "$KJAIL" exec --profile host --quiet -- sh -c "setsid sleep 65.$$ & sleep 66.$$" \
+		</dev/null >/dev/null 2>&1 &
+fi
+kjpid=$!
+settles 5 sh -c "pgrep -f '^sleep 65\.$$\$' && pgrep -f '^sleep 66\.$$\$'" >/dev/null
+is "$(ps -o pgid= -p "$kjpid" | tr -d ' '):$(readlink "/proc/$kjpid/exe")" "$kjpid:$KJAIL" \
+	host_profile_kjail_leads_its_process_group
+kill -9 -- "-$kjpid"
+{ wait "$kjpid"; } 2>/dev/null
+ok host_profile_kill_9_of_process_group_leaves_nothing \
+	settles 5 sh -c "! pgrep -f '^sleep 6[56]\.$$\$' >/dev/null"
+for p in $(pgrep -f "^sleep 6[56]\.$$\$"); do kill "$p"; done
 kj exec --profile host --quiet --output-limit 1000 -- sh -c 'yes | head -c 5000'
 is "${#out}" 999 host_profile_caps_output
 # --output-limit max lifts a profile's cap, and a settings file's; a
