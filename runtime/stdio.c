@@ -354,6 +354,14 @@ static void guard_start(struct stdio_plan *io)
 		syscall(SYS_close_range, 2, ~0U, 0);
 		(void)prctl(PR_SET_NAME, "kjail-tty");
 		(void)!chdir("/");
+		/* Out of kjail's session and process group before kjail makes
+		 * the terminal raw (it waits for this byte): kill -9 of that
+		 * group (kill -9 %1, kill -9 -PGID, a harness's killpg) took
+		 * the guardian along and left the caller's terminal raw.
+		 * tcsetattr on a terminal that is not our controlling one
+		 * needs no job control. */
+		if (setsid() < 0 || write(0, "k", 1) != 1)
+			_exit(1);
 		guard_wait(0, 1, &io->saved);
 		_exit(0);
 	}
@@ -363,6 +371,16 @@ static void guard_start(struct stdio_plan *io)
 		return;
 	}
 	(void)waitpid(pid, NULL, 0);
+	{
+		char k = 0;
+		ssize_t n;
+		while ((n = read(sp[0], &k, 1)) < 0 && errno == EINTR)
+			;
+		if (n != 1 || k != 'k') {
+			close(sp[0]); /* it died: no guardian, as before */
+			return;
+		}
+	}
 	io->guard = sp[0];
 }
 

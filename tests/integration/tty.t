@@ -246,6 +246,19 @@ onpty --timeout 60 -- 'b=$(stty -g); echo "BEFORE=$b"; '"$KJC"' -- sleep 30 <&0 
 is "$(line_of RAW=)" "yes KIDS=1" "kjail_made_the_terminal_raw_and_has_one_child ($out)"
 is "$(line_of AFTER=)" "$(line_of BEFORE=)" caller_terminal_settings_restored_after_kill_9_of_kjail
 
+# kill -9 of kjail's whole process group (kill -9 %1, kill -9 -PGID, a
+# harness's os.killpg): the guardian was in it and died with kjail, and
+# the terminal stayed raw. It leaves the group before kjail goes raw.
+# (setsid: kjail leads a group of its own, the terminal still its stdin.)
+onpty --timeout 60 -- 'b=$(stty -g); echo "BEFORE=$b"; setsid '"$KJC"' -- sleep 30 <&0 & k=$!
+	for i in $(seq 400); do [ "$(stty -g)" != "$b" ] && break; sleep 0.05; done
+	echo "RAW=$([ "$(stty -g)" != "$b" ] && echo yes) LEADER=$([ "$(ps -o pgid= -p $k | tr -d " ")" = $k ] && echo yes)"
+	kill -9 -- -$k; wait $k
+	for i in $(seq 200); do [ "$(stty -g)" = "$b" ] && break; sleep 0.05; done
+	echo "AFTER=$(stty -g)"'
+is "$(line_of RAW=)" "yes LEADER=yes" "kjail_made_the_terminal_raw_and_leads_its_group ($out)"
+is "$(line_of AFTER=)" "$(line_of BEFORE=)" caller_terminal_settings_restored_after_kill_9_of_kjails_process_group
+
 # The guardian restores only a terminal still in kjail's raw settings:
 # a program that set its own since (here while kjail was stopped with
 # SIGSTOP, which kjail cannot catch; or the caller's shell, right after
