@@ -99,13 +99,12 @@ void git_guard_start(struct git_after *g)
 		sigset_t all;
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-		/* A grandchild in a session of its own, every signal blocked:
-		 * a kill of kjail's process group (^C, a harness's killpg)
-		 * does not take it along, and kjail waits for no child of its
-		 * own but the sandbox's init. */
+		/* A grandchild (kjail waits for no child of its own but the
+		 * sandbox's init) in a session of its own (below), every
+		 * signal blocked: a kill of kjail's process group (^C, a
+		 * harness's killpg) does not take it along. */
 		if (fork() != 0)
 			_exit(0);
-		(void)setsid();
 		sigfillset(&all);
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		/* Holds nothing of the caller's but stderr (for the line saying
@@ -117,6 +116,12 @@ void git_guard_start(struct git_after *g)
 		(void)prctl(PR_SET_NAME, "kjail-git");
 		(void)!chdir("/");
 		g->guard = -1; /* its git_after_finish tells no guardian */
+		/* Ready once out of kjail's session and process group: kjail
+		 * waits for this byte, so no kill -9 of its group (kill -9 %1,
+		 * a harness's killpg) can take the guardian along from then
+		 * on. */
+		if (setsid() < 0 || write(3, "k", 1) != 1)
+			_exit(1);
 		guard_serve(g, 3);
 	}
 	close(sp[1]);
@@ -125,6 +130,16 @@ void git_guard_start(struct git_after *g)
 		return;
 	}
 	(void)waitpid(pid, NULL, 0);
+	{
+		char k = 0;
+		ssize_t n;
+		while ((n = read(sp[0], &k, 1)) < 0 && errno == EINTR)
+			;
+		if (n != 1 || k != 'k') {
+			close(sp[0]); /* it died: no guardian */
+			return;
+		}
+	}
 	g->guard = sp[0];
 }
 

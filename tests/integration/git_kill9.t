@@ -47,13 +47,33 @@ kjpid=$!
 settles 10 test -e "$R/planted"
 ok kill9_exec_fixture_planted test -e "$R/.git/commondir" -o -e "$R/.git/commondir.kjail-refused"
 kill -9 "$kjpid"
-wait "$kjpid" 2>/dev/null
+{ wait "$kjpid"; } 2>/dev/null
 ok kill9_of_kjail_commondir_set_aside settles 5 set_aside "$R"
 like "$(cat "$T/e1")" "kjail: git: the command created \.git/commondir .*renamed to \.git/commondir\.kjail-refused" \
 	kill9_of_kjail_set_aside_said
 host_git -C "$R" status
 ok kill9_of_kjail_no_fsmonitor_runs_on_host not_pwned exec
 ok kill9_of_kjail_guardian_gone settles 5 none_left
+cd "$WS" || exit 1
+
+# kill -9 of kjail's whole process group (kill -9 %1, a harness's
+# os.killpg): the guardian left it before kjail went on (setsid: kjail
+# leads a group of its own here).
+R=$T/g1g
+repo "$R" && chown -R "$KJ_UID:$KJ_GID" "$R"
+cd "$R" || exit 1
+# shellcheck disable=SC2086
+setsid "${caller[@]}" "$KJAIL" exec $CREATE_ARGS --quiet -- sh -c "$(plant group)" \
+	</dev/null >/dev/null 2>/dev/null &
+kjpid=$!
+settles 10 test -e "$R/planted"
+is "$(ps -o pgid= -p "$kjpid" | tr -d ' ')" "$kjpid" kill9_group_fixture_kjail_leads_its_group
+kill -9 -- "-$kjpid"
+{ wait "$kjpid"; } 2>/dev/null
+ok kill9_of_kjails_group_commondir_set_aside settles 5 set_aside "$R"
+host_git -C "$R" status
+ok kill9_of_kjails_group_no_fsmonitor_runs_on_host not_pwned group
+ok kill9_of_kjails_group_guardian_gone settles 5 none_left
 cd "$WS" || exit 1
 
 # A run that ends by itself: kjail did the check, and its guardian is gone
@@ -80,7 +100,7 @@ ok kill9_session_fixture_planted test -e "$R/.git/commondir"
 sup=$(as_caller "$KJAIL" ls --json | python3 -c 'import json,sys
 print([s["pid"] for s in json.load(sys.stdin) if s["name"] == sys.argv[1]][0])' "$S")
 kill -9 "$sup"
-wait "$client" 2>/dev/null
+{ wait "$client"; } 2>/dev/null
 ok kill9_of_supervisor_commondir_set_aside settles 5 set_aside "$R"
 host_git -C "$R" status
 ok kill9_of_supervisor_no_fsmonitor_runs_on_host not_pwned session
