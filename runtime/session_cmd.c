@@ -733,6 +733,17 @@ int cmd_rm(int argc, char **argv)
 	if (argc > 1)
 		return kj_usage_error("usage: kjail rm NAME", "unexpected argument '%s'", argv[1]);
 	if (stop_session(argv[0], &err)) {
+		struct session_record rec;
+		struct kj_err ignored;
+
+		/* No record, but a lock file nobody holds: what an `rm` killed
+		 * (kill -9) between forgetting the record and removing the
+		 * lock left; this rm finishes it (drop_lock leaves one a create
+		 * holds). It stayed until a `kjail gc`, and this rm said only
+		 * "no session". */
+		if (session_check_name(argv[0], &ignored) == 0 &&
+		    session_record_read(argv[0], &rec, &ignored) == -ENOENT)
+			drop_lock(argv[0]);
 		kj_err_print(&err);
 		return KJ_EXIT_SETUP;
 	}
