@@ -48,7 +48,10 @@ struct git_after {
 	struct git_watch *dirs;      /* .git, or the directories a .git file
 				      * leads to, and their worktrees/ entries */
 	size_t ndirs;
-	int guard; /* socket to the kjail-git guardian (git_guard.c), or -1 */
+	int guard;     /* socket to the kjail-git guardian (git_guard.c), or -1 */
+	int guard_err; /* errno when it could not be started: the run fails */
+	bool guard_wanted;
+	pid_t guard_pid; /* the guardian, kjail's child (reaped at the end), or 0 */
 };
 
 /* "gitdir: PATH" in a .git file, "PATH" in commondir (prefix ""): PATH,
@@ -74,12 +77,13 @@ void git_after_start(const struct kj_config *cfg, struct git_after *g);
  * stderr). */
 int git_after_finish(struct git_after *g, bool quiet);
 
-/* git_guard.c: start the guardian (g->guard, or -1 when none could be
- * started); give it the sandbox's init (pidfd) before COMMAND may start
- * (0, or -errno: the guardian is gone); tell it the check was done (or
- * that nothing ran) and wait for its end. */
+/* git_guard.c: start the guardian, without waiting for it (g->guard, or
+ * g->guard_err); hand it the sandbox's init (pidfd) before COMMAND may
+ * start, once it says it left kjail's process group (0, or -errno: no
+ * guardian, and the run must not go on); tell it the check was done (or
+ * that nothing ran) and wait for its end. arm with g NULL: nothing. */
 void git_guard_start(struct git_after *g);
-int git_guard_arm(int guard, int pidfd);
+int git_guard_arm(struct git_after *g, int pidfd);
 void git_guard_release(struct git_after *g);
 
 #endif

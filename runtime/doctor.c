@@ -472,7 +472,7 @@ static void check_live(struct report *r, struct kj_config *cfg)
 	fflush(stdout);
 	if (cfg->isolation == KJ_ISOLATION_NONE) {
 		rc = sandbox_run_host(cfg, &err);
-	} else if ((rc = sandbox_start(&sb, cfg, -1, -1, &err)) == 0) {
+	} else if ((rc = sandbox_start(&sb, cfg, -1, NULL, &err)) == 0) {
 		rc = supervise(&sb);
 		stdio_restore(&sb.io);
 		sandbox_release(&sb);

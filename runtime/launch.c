@@ -191,7 +191,7 @@ void sandbox_release(struct sandbox *sb)
 }
 
 int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_listen,
-		  int git_guard, struct kj_err *err)
+		  struct git_after *git, struct kj_err *err)
 {
 	int guard_rc;
 
@@ -250,7 +250,7 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 	 * cannot start sooner): killed with -9 from here on, kjail leaves it
 	 * the check after the run (mounts/git_guard.c). Fail closed: a
 	 * guardian that is gone cannot do it. */
-	if ((guard_rc = git_guard_arm(git_guard, sb->pidfd))) {
+	if ((guard_rc = git_guard_arm(git, sb->pidfd))) {
 		stdio_restore(&sb->io);
 		abandon(sb);
 		sandbox_release(sb);
@@ -304,7 +304,7 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 	int rc;
 
 	git_after_start(cfg, &git);
-	if (sandbox_start(&sb, cfg, -1, git.guard, err)) {
+	if (sandbox_start(&sb, cfg, -1, &git, err)) {
 		git_guard_release(&git); /* COMMAND never ran */
 		return KJ_EXIT_SETUP;
 	}

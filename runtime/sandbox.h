@@ -14,6 +14,8 @@
 #define INIT_TO_COMMAND 'C' /* forward signal to COMMAND's process group */
 #define INIT_TO_ALL 'A'     /* send signal to every process in the sandbox */
 
+struct git_after; /* mounts/git_after.h */
+
 struct sandbox {
 	const struct kj_config *cfg;
 	char **envp;
@@ -36,12 +38,12 @@ struct sandbox {
 int sandbox_run(const struct kj_config *cfg, struct kj_err *err);
 
 /* Parent: prepare, clone and set up a sandbox until COMMAND runs (or, with
- * session_listen >= 0, until its init serves that socket). git_guard: the
- * socket to the git guardian (mounts/git_guard.c), told of init before
+ * session_listen >= 0, until its init serves that socket). git: the
+ * workspace's git, whose guardian (mounts/git_guard.c) is told of init before
  * COMMAND can start, or -1. On failure everything is released and err
  * filled. */
 int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_listen,
-		  int git_guard, struct kj_err *err);
+		  struct git_after *git, struct kj_err *err);
 void sandbox_kill(struct sandbox *sb);
 /* Stop the proxy, remove the cgroup, close the pidfd. */
 void sandbox_release(struct sandbox *sb);

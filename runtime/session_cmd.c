@@ -134,7 +134,7 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 		tell_failure(ready, rc, &err); /* claim_name left nothing */
 		_exit(KJ_EXIT_SETUP);
 	}
-	if (sandbox_start(&sb, cfg, listenfd, git.guard, &err)) {
+	if (sandbox_start(&sb, cfg, listenfd, &git, &err)) {
 		git_guard_release(&git); /* nothing ran */
 		release_name(name, lock);
 		tell_failure(ready, -EINVAL, &err);
