@@ -15,8 +15,18 @@ ok "probe_ran_many_checks ($(printf '%s\n' "$out" | grep -c '^ok'))" \
 
 kj exec -- "$PROBES/syscalls" x32
 is "$rc" 159 x32_syscall_kills_with_sigsys
-kj exec -- "$PROBES/syscalls" i386
-is "$rc" 159 i386_syscall_kills_with_sigsys
+# Only where the host's kernel has the i386 ABI: outside any sandbox the
+# probe's i386 getpid answers (exit 3); a kernel without it (this
+# development VM's) faults (139), and there nothing can be tried.
+bash -c '"$0" i386; exit $?' "$PROBES/syscalls" >/dev/null 2>&1
+host_i386=$?
+if [ "$host_i386" = 3 ]; then
+	kj exec -- "$PROBES/syscalls" i386
+	is "$rc" 159 i386_syscall_kills_with_sigsys
+else
+	skip i386_syscall_kills_with_sigsys \
+		"the host kernel has no i386 ABI (int \$0x80 outside the sandbox: exit $host_i386)"
+fi
 
 kj exec -- sh -c 'unshare -U true 2>&1; echo rc=$?'
 like "$out" "Operation not permitted" unshare_user_namespace_denied
