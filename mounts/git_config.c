@@ -54,7 +54,12 @@ static char *slurp(const char *path, int *e)
 		*e = errno == ENOENT ? 0 : errno;
 		return NULL;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
+		*e = errno;
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
 		*e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		close(fd);
 		return NULL;
@@ -144,7 +149,12 @@ static int git_config(const struct kj_config *cfg, const char *file, const char 
 		return -1;
 	if ((in = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
 		return *e = errno, -1;
-	if (fstat(in, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+	if (fstat(in, &sb) < 0) {
+		*e = errno;
+		close(in);
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
 		*e = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
 		close(in);
 		return -1;
