@@ -15,44 +15,66 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-long getent_query(const char *db, const char *key, char *out, size_t cap)
+/* fd as to, open across the exec (a dup2 onto itself would keep
+ * O_CLOEXEC: a caller with its stdout closed gets the pipe there). */
+static int move_fd(int fd, int to)
+{
+	return fd == to ? fcntl(fd, F_SETFD, 0) : dup2(fd, to);
+}
+
+/* The child of a fork: getent on the pipe's write end. Only
+ * async-signal-safe calls (the proxy forks from one of its threads). */
+__attribute__((noreturn)) static void getent_exec(pid_t parent, int out, char *const argv[],
+						  char *const envp[])
 {
 	static const char *const paths[] = {"/usr/bin/getent", "/bin/getent", NULL};
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	/* getent dies with its caller: the proxy exits when the sandbox
+	 * ends, without waiting for a lookup still in flight (nothing can
+	 * wake it), and kill -9 of kjail ends it. A getent left alone ran
+	 * on, orphaned, for as long as the host's resolver (an mdns or
+	 * LDAP module) took: a sandbox asking for names that never answer
+	 * left host processes behind after its run. The getppid check
+	 * closes the race with a caller that died before the prctl. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent || null < 0 ||
+	    move_fd(out, STDOUT_FILENO) < 0 || move_fd(null, STDIN_FILENO) < 0 ||
+	    move_fd(null, STDERR_FILENO) < 0)
+		_exit(127);
+	for (int i = 0; paths[i]; i++)
+		execve(paths[i], argv, envp);
+	_exit(127);
+}
+
+long getent_query(const char *db, const char *key, char *out, size_t cap)
+{
 	/* No caller variables: a LD_PRELOAD or LOCPATH of the environment
 	 * kjail was started with has no business in the lookup. */
 	static char *const envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
 	char *argv[] = {"getent", (char *)db, "--", (char *)key, NULL};
-	posix_spawn_file_actions_t fa;
-	int p[2], e, st;
-	pid_t w;
+	int p[2], st, e;
+	pid_t w, pid, self = getpid();
 	bool truncated = false;
 	size_t len = 0;
-	pid_t pid = -1;
 
 	if (cap == 0 || pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	if ((e = posix_spawn_file_actions_init(&fa)) != 0) {
-		close(p[0]);
-		close(p[1]);
-		return -e;
-	}
-	(void)posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
-	(void)posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	(void)posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	for (int i = 0; paths[i] && pid < 0; i++)
-		if (posix_spawn(&pid, paths[i], &fa, NULL, argv, envp) != 0)
-			pid = -1;
-	posix_spawn_file_actions_destroy(&fa);
+	/* Not posix_spawn: it cannot set the child's parent-death signal. */
+	pid = fork();
+	if (pid == 0)
+		getent_exec(self, p[1], argv, envp);
+	e = errno;
 	close(p[1]);
 	if (pid < 0) {
 		close(p[0]);
-		return -ENOENT; /* no getent: nothing more to ask */
+		return -e;
 	}
 	for (;;) {
 		char skip[512];
