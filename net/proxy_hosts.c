@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,8 @@
 #include "runtime/getent.h"
 
 #define HOSTS_MAX_ENTRIES 4096
+/* getent processes of one proxy at once (see hosts_getent). */
+#define HOSTS_GETENT_MAX 16
 
 static int add_entry(struct proxy_host_entry **v, size_t *n, const char *name, int family,
 		     const unsigned char *addr)
@@ -232,6 +235,34 @@ int hosts_parse_getent(char *out, int *family, unsigned char (*addr)[16], int ma
 	return n;
 }
 
+static sem_t getent_slots;
+static pthread_once_t getent_once = PTHREAD_ONCE_INIT;
+
+static void getent_slots_init(void)
+{
+	(void)sem_init(&getent_slots, 0, HOSTS_GETENT_MAX);
+}
+
+/* `getent ahosts NAME`, at most HOSTS_GETENT_MAX at once: each is a host
+ * process, outside the sandbox's cgroup and --pids, that lives as long as
+ * the host's resolver takes. A sandbox opening its 1024 connections to
+ * names that never answer had as many getent processes running on the
+ * host; now the rest wait here (as "resolving", logged at the end). */
+static int hosts_getent(const char *absolute, int *family, unsigned char (*addr)[16], int max)
+{
+	char out[8192];
+	long rc;
+	int held;
+
+	pthread_once(&getent_once, getent_slots_init);
+	while ((held = sem_wait(&getent_slots)) < 0 && errno == EINTR)
+		;
+	rc = getent_query("ahosts", absolute, out, sizeof(out));
+	if (held == 0)
+		sem_post(&getent_slots);
+	return rc < 0 ? 0 : hosts_parse_getent(out, family, addr, max);
+}
+
 int hosts_resolve(const struct proxy_ctx *px, const char *name, int *family,
 		  unsigned char (*addr)[16], int max)
 {
@@ -252,12 +283,8 @@ int hosts_resolve(const struct proxy_ctx *px, const char *name, int *family,
 	 * the absolute name goes to the resolver, and no fallback to the
 	 * relative one. name is normalised: no trailing dot, no address. */
 	snprintf(absolute, sizeof(absolute), "%s.", name);
-	if (!hosts_nss_builtin()) {
-		char out[8192];
-		if (getent_query("ahosts", absolute, out, sizeof(out)) < 0)
-			return 0;
-		return hosts_parse_getent(out, family, addr, max);
-	}
+	if (!hosts_nss_builtin())
+		return hosts_getent(absolute, family, addr, max);
 	if (getaddrinfo(absolute, NULL, &hints, &res) != 0)
 		return 0;
 	for (ai = res; ai && n < max; ai = ai->ai_next) {

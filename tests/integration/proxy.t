@@ -389,9 +389,39 @@ s.sendall(b'CONNECT $SLOW:$NSHTTP HTTP/1.1\r\n\r\n'); time.sleep(0.5)"
 	settles 1 eval '! getent_runs'
 	ok getent_of_proxy_gone_after_run eval '! getent_runs'
 	settles 6 eval '! getent_runs' # the old binary's, for the next test
+	# Many at once: at most 16 getent processes on the host (each one is
+	# outside the sandbox's cgroup and --pids). 40 connections to a name
+	# that never answers had 40 running; the proxy's cap is 1024.
+	SLOW=slowmany$$.example.test
+	rm -f "$T/getent.max" "$T/getent.stop"
+	(
+		m=0
+		until [ -e "$T/getent.stop" ]; do
+			c=$(pgrep -fc "^getent ahosts -- $SLOW\.\$")
+			[ "$c" -gt "$m" ] && m=$c && echo "$m" >"$T/getent.max"
+			sleep 0.05
+		done
+	) &
+	sampler=$!
+	nsenter -t "$NSPID" -m -- mount --bind "$T/nss-getent" /etc/nsswitch.conf
+	: >"$T/dns.log"
+	kj_ns "${P[@]}" --allow-host "*.example.test:$NSHTTP" -- python3 -c "import socket, time
+conns = []
+for i in range(40):
+    s = socket.create_connection(('127.0.0.1', 3128), timeout=10)
+    s.sendall(b'CONNECT $SLOW:$NSHTTP HTTP/1.1\r\n\r\n')
+    conns.append(s)
+time.sleep(2)"
+	nsenter -t "$NSPID" -m -- umount /etc/nsswitch.conf
+	touch "$T/getent.stop"
+	wait "$sampler"
+	max=$(cat "$T/getent.max" 2>/dev/null || echo 0)
+	ok "getent_processes_of_proxy_capped (at most $max at once)" test "$max" -ge 1 -a "$max" -le 16
+	settles 6 eval '! pgrep -f "^getent ahosts -- $SLOW\.\$" >/dev/null'
 else
 	skip getent_lookup_in_flight_when_sandbox_ends "no namespace with a DNS responder"
 	skip getent_of_proxy_gone_after_run "no namespace with a DNS responder"
+	skip getent_processes_of_proxy_capped "no namespace with a DNS responder"
 fi
 
 # ------------------------------------------------------------- embedded IPv4
