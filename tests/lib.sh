@@ -171,6 +171,18 @@ settles() {
 	done
 }
 
+# guardian_state PID: the set-up a guardian process (runtime/guardian.c:
+# kjail-tty, kjail-git) runs with: its blocked signals, whether it leads
+# a session of its own, its cwd, and its fds in order (N:target, socket:[I]
+# as "socket", a pidfd as "pidfd").
+guardian_state() {
+	local p=/proc/$1 fds="" f
+	for f in $(ls "$p/fd" | sort -n); do
+		fds="$fds $f:$(readlink "$p/fd/$f" | sed 's/^socket:.*/socket/; s/^anon_inode:\[pidfd\]/pidfd/')"
+	done
+	echo "blk=$(awk '/^SigBlk/{print $2}' "$p/status") session=$([ "$(ps -o sid= -p "$1" | tr -d ' ')" = "$1" ] && echo own) cwd=$(readlink "$p/cwd") fds=${fds# }"
+}
+
 # expect_rc NAME WANT: check $rc from the last kj
 expect_rc() {
 	if [ "$rc" = "$2" ]; then

@@ -46,6 +46,17 @@ cd "$R" || exit 1
 kjpid=$!
 settles 10 test -e "$R/planted"
 ok kill9_exec_fixture_planted test -e "$R/.git/commondir" -o -e "$R/.git/commondir.kjail-refused"
+# The guardian's set-up (runtime/guardian.c, shared with kjail-tty):
+# kjail's own child, every signal blocked (all but SIGKILL, SIGSTOP and
+# glibc's two), a session of its own, in /, /dev/null on 0 and 1, the
+# caller's stderr on 2 for its line, its socket on 3 and init's pidfd.
+gpid=$(for p in /proc/[0-9]*; do
+	[ "$(cat "$p/comm" 2>/dev/null)" = kjail-git ] &&
+		[ "$(awk '/^PPid:/{print $2}' "$p/status" 2>/dev/null)" = "$kjpid" ] && echo "${p#/proc/}"
+done)
+is "$(guardian_state "$gpid")" \
+	"blk=fffffffe7ffbfeff session=own cwd=/ fds=0:/dev/null 1:/dev/null 2:$(readlink -f "$T/e1") 3:socket 4:pidfd" \
+	git_guardian_blocks_signals_leads_its_session_holds_only_its_fds
 kill -9 "$kjpid"
 { wait "$kjpid"; } 2>/dev/null
 ok kill9_of_kjail_commondir_set_aside settles 5 set_aside "$R"

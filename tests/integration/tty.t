@@ -259,6 +259,23 @@ onpty --timeout 60 -- 'b=$(stty -g); echo "BEFORE=$b"; setsid '"$KJC"' -- sleep 
 is "$(line_of RAW=)" "yes LEADER=yes" "kjail_made_the_terminal_raw_and_leads_its_group ($out)"
 is "$(line_of AFTER=)" "$(line_of BEFORE=)" caller_terminal_settings_restored_after_kill_9_of_kjails_process_group
 
+# The guardian's set-up (runtime/guardian.c, shared with kjail-git):
+# kjail's grandchild, every signal blocked (all but SIGKILL, SIGSTOP and
+# glibc's two), a session of its own (it was before kjail went raw), in
+# /, holding the caller's terminal and its socket, nothing else.
+export -f guardian_state
+onpty --timeout 60 -- 'me=$(tty); b=$(stty -g); '"$KJC"' -- sleep 30 <&0 & k=$!
+	for i in $(seq 400); do [ "$(stty -g)" != "$b" ] && break; sleep 0.05; done
+	for i in $(seq 100); do
+		g=$(for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = kjail-tty ] &&
+			ls -l $p/fd 2>/dev/null | grep -q -- " $me\$" && echo ${p#/proc/}; done)
+		[ -n "$g" ] && break; sleep 0.05
+	done
+	echo "GUARD=$(guardian_state $g | sed "s|$me|TERM|")"
+	kill $k; wait'
+like "$(line_of GUARD=)" '^blk=fffffffe7ffbfeff session=own cwd=/ fds=(0:TERM 1:socket|0:socket 1:TERM)$' \
+	tty_guardian_blocks_signals_leads_its_session_holds_only_terminal_and_socket
+
 # The guardian restores only a terminal still in kjail's raw settings:
 # a program that set its own since (here while kjail was stopped with
 # SIGSTOP, which kjail cannot catch; or the caller's shell, right after
