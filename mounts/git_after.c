@@ -205,7 +205,7 @@ void git_after_start(const struct kj_config *cfg, struct git_after *g)
 	struct stat st;
 	int ws = workspace_open(cfg->workspace.src);
 
-	*g = (struct git_after){.workspace = cfg->workspace.src, .cfg = cfg, .guard = -1};
+	*g = (struct git_after){.workspace = cfg->workspace.src, .cfg = cfg, .guard = {.sock = -1}};
 	/* Before COMMAND can change anything; coarse, as the kernel's file
 	 * times are (a fine clock could run ahead of a change's ctime). */
 	clock_gettime(CLOCK_REALTIME_COARSE, &g->start);

@@ -27,6 +27,7 @@
 
 #include "mounts/git_links.h"
 #include "runtime/config.h"
+#include "runtime/guardian.h"
 
 /* A git directory the sandbox could write, as the run found it. */
 struct git_watch {
@@ -48,10 +49,8 @@ struct git_after {
 	struct git_watch *dirs;      /* .git, or the directories a .git file
 				      * leads to, and their worktrees/ entries */
 	size_t ndirs;
-	int guard;     /* socket to the kjail-git guardian (git_guard.c), or -1 */
-	int guard_err; /* errno when it could not be started: the run fails */
-	bool guard_wanted;
-	pid_t guard_pid; /* the guardian, kjail's child (reaped at the end), or 0 */
+	struct guardian guard; /* kjail-git (git_guard.c), kjail's child; or -1, 0 */
+	int guard_err;         /* errno when it could not be started: the run fails */
 };
 
 /* "gitdir: PATH" in a .git file, "PATH" in commondir (prefix ""): PATH,

@@ -19,7 +19,30 @@ int channel_send_err(int sock, const struct kj_err *err)
 int channel_send_fd(int sock, int fd)
 {
 	struct channel_rec rec = {.type = CHANNEL_PTY};
-	struct iovec iov = {.iov_base = &rec, .iov_len = sizeof(rec)};
+	return channel_msg_send(sock, &rec, sizeof(rec), fd);
+}
+
+int channel_recv(int sock, struct kj_err *err, int *fd)
+{
+	struct channel_rec rec;
+	ssize_t n = channel_msg_recv(sock, &rec, sizeof(rec), fd);
+
+	if (n > 0 && ((size_t)n != sizeof(rec) || (rec.type == CHANNEL_PTY) != (*fd >= 0))) {
+		if (*fd >= 0)
+			close(*fd);
+		return -EPROTO; /* a short record, a pty without its fd, an fd astray */
+	}
+	if (n > 0 && rec.type != CHANNEL_PTY) {
+		*err = rec.err;
+		err->part[sizeof(err->part) - 1] = '\0';
+		err->msg[sizeof(err->msg) - 1] = '\0';
+	}
+	return n > 0 ? rec.type : (int)n;
+}
+
+int channel_msg_send(int sock, const void *buf, size_t len, int fd)
+{
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
@@ -40,10 +63,9 @@ int channel_send_fd(int sock, int fd)
 	return sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
 }
 
-int channel_recv(int sock, struct kj_err *err, int *fd)
+ssize_t channel_msg_recv(int sock, void *buf, size_t len, int *fd)
 {
-	struct channel_rec rec;
-	struct iovec iov = {.iov_base = &rec, .iov_len = sizeof(rec)};
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
@@ -54,26 +76,16 @@ int channel_recv(int sock, struct kj_err *err, int *fd)
 		.msg_control = u.buf,
 		.msg_controllen = sizeof(u.buf),
 	};
+	struct cmsghdr *c;
 	ssize_t n;
 
 	do
 		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if (n == 0)
-		return 0;
-	if ((size_t)n != sizeof(rec))
-		return -EPROTO;
-	if (rec.type == CHANNEL_PTY) {
-		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-		if (!c || c->cmsg_type != SCM_RIGHTS)
-			return -EPROTO;
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
-	} else {
-		*err = rec.err;
-		err->part[sizeof(err->part) - 1] = '\0';
-		err->msg[sizeof(err->msg) - 1] = '\0';
-	}
-	return rec.type;
+	*fd = -1;
+	for (c = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return n < 0 ? -errno : n;
 }

@@ -11,7 +11,13 @@ int channel_send_err(int sock, const struct kj_err *err);
 int channel_send_fd(int sock, int fd);
 
 /* Receive one message: returns its type, 0 at end of file, -errno on error.
- * An error record goes to *err; a passed fd to *fd. */
+ * An error record goes to *err; a passed fd to *fd (-1 for an error). */
 int channel_recv(int sock, struct kj_err *err, int *fd);
+
+/* The one SCM_RIGHTS sender and reader, also for mounts/git_guard.c: len
+ * bytes and fd, 0 or -errno; one message into buf, its length (0: end of
+ * file) or -errno, and *fd the fd it passed (close-on-exec) or -1. */
+int channel_msg_send(int sock, const void *buf, size_t len, int fd);
+ssize_t channel_msg_recv(int sock, void *buf, size_t len, int *fd);
 
 #endif

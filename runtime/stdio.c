@@ -9,10 +9,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -197,7 +195,7 @@ int stdio_plan_make(const struct kj_config *cfg, struct stdio_plan *io, struct k
 	memset(io, 0, sizeof(*io));
 	io->master = -1;
 	io->term_fd = -1;
-	io->guard = -1;
+	io->guard.sock = -1;
 	io->limited = cfg->output_limited;
 	io->limit = cfg->output_limit;
 	for (int i = 0; i < 3; i++) {
@@ -316,10 +314,10 @@ static void guard_tell_raw(const struct stdio_plan *io)
 	char msg[1 + sizeof(struct termios)] = {'T'};
 	struct termios now;
 
-	if (io->guard < 0 || tcgetattr(io->term_fd, &now) < 0)
+	if (io->guard.sock < 0 || tcgetattr(io->term_fd, &now) < 0)
 		return; /* the guardian then restores without comparing */
 	memcpy(msg + 1, &now, sizeof(now));
-	(void)!write(io->guard, msg, sizeof(msg));
+	(void)!write(io->guard.sock, msg, sizeof(msg));
 }
 
 /* kill -9 of kjail left the caller's terminal raw (no echo, no ^C: the
@@ -328,75 +326,19 @@ static void guard_tell_raw(const struct stdio_plan *io)
  * its socket from kjail ends without kjail's "restored" byte: kjail died
  * without restoring them (guard_wait). Not kjail's child (a grandchild:
  * kjail's one child is the sandbox's init), and stdio_restore waits for
- * its end. */
+ * its end. None (it could not start): restored by kjail alone. */
 static void guard_start(struct stdio_plan *io)
 {
-	int sp[2];
-	pid_t pid;
+	int rc = guardian_start(&io->guard, "kjail-tty", SOCK_STREAM, &io->term_fd, 1, true);
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
-		return; /* no guardian: as before, restored by kjail alone */
-	pid = fork();
-	if (pid == 0) {
-		if (fork() != 0)
-			_exit(0);
-		sigset_t all;
-		/* Every signal blocked: SIGTTOU too, so the settings go back
-		 * also once the caller's shell has the terminal again. */
-		sigfillset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-		/* Holds nothing else of kjail's or the caller's: not the
-		 * caller's pipes (their readers must see EOF when kjail ends),
-		 * not the pty master. */
-		int t = fcntl(io->term_fd, F_DUPFD, 3), g = fcntl(sp[1], F_DUPFD, 3);
-		if (t < 0 || g < 0 || dup2(g, 0) < 0 || dup2(t, 1) < 0)
-			_exit(1);
-		syscall(SYS_close_range, 2, ~0U, 0);
-		(void)prctl(PR_SET_NAME, "kjail-tty");
-		(void)!chdir("/");
-		/* Out of kjail's session and process group before kjail makes
-		 * the terminal raw (it waits for this byte): kill -9 of that
-		 * group (kill -9 %1, kill -9 -PGID, a harness's killpg) took
-		 * the guardian along and left the caller's terminal raw.
-		 * tcsetattr on a terminal that is not our controlling one
-		 * needs no job control. */
-		if (setsid() < 0 || write(0, "k", 1) != 1)
-			_exit(1);
-		guard_wait(0, 1, &io->saved);
+	if (rc == 0) {
+		/* Its socket is fd 1, the terminal fd 0: tcsetattr on a terminal
+		 * that is not its controlling one needs no job control. */
+		guard_wait(1, 0, &io->saved);
 		_exit(0);
 	}
-	close(sp[1]);
-	if (pid < 0) {
-		close(sp[0]);
-		return;
-	}
-	(void)waitpid(pid, NULL, 0);
-	{
-		char k = 0;
-		ssize_t n;
-		while ((n = read(sp[0], &k, 1)) < 0 && errno == EINTR)
-			;
-		if (n != 1 || k != 'k') {
-			close(sp[0]); /* it died: no guardian, as before */
-			return;
-		}
-	}
-	io->guard = sp[0];
-}
-
-/* kjail restored the terminal: the guardian ends without touching it,
- * and is gone when this returns (waited for at most a second). */
-static void guard_stop(struct stdio_plan *io)
-{
-	struct pollfd pfd = {.fd = io->guard, .events = POLLIN};
-	char c;
-
-	if (io->guard < 0)
-		return;
-	if (write(io->guard, "r", 1) == 1 && poll(&pfd, 1, 1000) == 1)
-		(void)!read(io->guard, &c, 1); /* end of file: it exited */
-	close(io->guard);
-	io->guard = -1;
+	if (rc > 0 && guardian_ready(&io->guard))
+		guardian_end(&io->guard, 'r'); /* it died: no guardian */
 }
 
 int stdio_raw_enter(struct stdio_plan *io, int when)
@@ -412,7 +354,7 @@ int stdio_raw_enter(struct stdio_plan *io, int when)
 	guard_start(io);
 	if (tcsetattr(io->term_fd, when, &raw) < 0) {
 		int e = errno;
-		guard_stop(io);
+		guardian_end(&io->guard, 'r');
 		return -e;
 	}
 	io->raw = true;
@@ -454,7 +396,7 @@ void stdio_restore(struct stdio_plan *io)
 		 * blocked) for a terminal stopped by ^S to drain. */
 		(void)tcsetattr(io->term_fd, TCSANOW, &io->saved);
 		io->raw = false;
-		guard_stop(io);
+		guardian_end(&io->guard, 'r');
 	}
 }
 

@@ -17,6 +17,7 @@
 
 #include "runtime/config.h"
 #include "runtime/error.h"
+#include "runtime/guardian.h"
 
 struct relay {
 	int from, to;     /* parent-side fds */
@@ -44,8 +45,8 @@ struct stdio_plan {
 	int term_fd; /* the caller's terminal (for raw mode and size) */
 	bool raw;
 	struct termios saved;
-	int guard;    /* to the terminal's guardian while raw (stdio.c), or -1 */
-	bool limited; /* --output-limit, for the pty's relay too */
+	struct guardian guard; /* the terminal's, while raw (stdio.c); or -1, 0 */
+	bool limited;          /* --output-limit, for the pty's relay too */
 	uint64_t limit;
 	const char *abandoned_when; /* "when the timeout expired"... */
 };
