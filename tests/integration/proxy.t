@@ -678,7 +678,7 @@ if command -v strace >/dev/null; then
 		-e inject=openat2:delay_enter=2000000 "$KJAIL" exec $KJ_EXEC_ARGS --net proxy \
 		--net-log "$T/swap/swap.log" -- true >/dev/null 2>"$T/swap/err" </dev/null &
 	bg=$!
-	if settles 5 grep -q openat2 "$T/swap/trace"; then
+	if settles 5 grep -qs openat2 "$T/swap/trace"; then
 		rm "$T/swap/swap.log" && mkfifo "$T/swap/swap.log"
 		[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/swap/swap.log"
 	fi
