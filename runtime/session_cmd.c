@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -523,28 +524,33 @@ static int ask(const char *name, enum session_msg type, struct session_msg_hdr *
 	return rc;
 }
 
-static void memory_of(const struct session_record *rec, char *buf, size_t len)
+/* The session's memory.current in bytes; -1 when unknown (no cgroup of its
+ * own, as on a host whose limits are best-effort, or a stopped session's
+ * cgroup already freed). */
+static long long memory_bytes_of(const struct session_record *rec)
 {
 	char path[4200];
 	unsigned long long bytes;
+	long long got = -1;
 	FILE *f;
 
-	snprintf(buf, len, "n/a");
 	if (!rec->cgroup[0])
-		return;
+		return -1;
 	snprintf(path, sizeof(path), "%s/memory.current", rec->cgroup);
 	if ((f = fopen(path, "re"))) {
-		if (fscanf(f, "%llu", &bytes) == 1)
-			snprintf(buf, len, "%.1fM", (double)bytes / (1 << 20));
+		if (fscanf(f, "%llu", &bytes) == 1 && bytes <= (unsigned long long)LLONG_MAX)
+			got = (long long)bytes;
 		fclose(f);
 	}
+	return got;
 }
 
-/* One session of `kjail ls --json`: times in seconds, as numbers (idle_s
- * null when the session did not say: only a running one answers). */
+/* One session of `kjail ls --json`: times in seconds and memory in bytes,
+ * as numbers (idle_s null when the session did not say: only a running
+ * one answers; memory_bytes null when unknown). */
 static void ls_json_entry(bool first, const char *name, const char *state,
 			  const struct session_record *rec, long long idle_s,
-			  unsigned long long running, const char *mem)
+			  unsigned long long running, long long mem)
 {
 	printf("%s{\"name\":", first ? "" : ",");
 	json_put_string(stdout, name);
@@ -558,8 +564,10 @@ static void ls_json_entry(bool first, const char *name, const char *state,
 		printf("%lld", idle_s);
 	printf(",\"running_execs\":%llu,\"profile\":", running);
 	json_put_string(stdout, rec->profile);
-	printf(",\"memory\":");
-	json_put_string(stdout, mem);
+	if (mem < 0)
+		printf(",\"memory_bytes\":null");
+	else
+		printf(",\"memory_bytes\":%lld", mem);
 	printf(",\"workspace\":");
 	json_put_string(stdout, rec->workspace);
 	printf("}");
@@ -609,10 +617,10 @@ int cmd_ls(int argc, char **argv)
 	while ((e = readdir(d))) {
 		struct session_record rec;
 		struct session_msg_hdr info = {0};
-		char name[SESSION_NAME_MAX + 1], mem[32], idle[32] = "-";
+		char name[SESSION_NAME_MAX + 1], mem[32] = "n/a", idle[32] = "-";
 		size_t l = strlen(e->d_name);
 		const char *state;
-		long long idle_s = -1;
+		long long idle_s = -1, mem_bytes;
 
 		if (l < 7 || strcmp(e->d_name + l - 6, ".state") || l - 6 > SESSION_NAME_MAX)
 			continue;
@@ -629,10 +637,12 @@ int cmd_ls(int argc, char **argv)
 			idle_s = (long long)(info.b / 1000);
 			snprintf(idle, sizeof(idle), "%llds", idle_s);
 		}
-		memory_of(&rec, mem, sizeof(mem));
+		mem_bytes = memory_bytes_of(&rec);
+		if (mem_bytes >= 0)
+			snprintf(mem, sizeof(mem), "%.1fM", (double)mem_bytes / (1 << 20));
 		if (json)
 			ls_json_entry(count == 0, name, state, &rec, idle_s,
-				      (unsigned long long)info.a, mem);
+				      (unsigned long long)info.a, mem_bytes);
 		else
 			printf("%-20s %-8s %8d %7llds %8s %-10s %8s %s\n", name, state,
 			       (int)rec.supervisor, (long long)time(NULL) - rec.created, idle,

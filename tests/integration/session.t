@@ -216,6 +216,22 @@ s=[s for s in json.load(sys.stdin) if s["name"] == sys.argv[1]][0]
 print(type(s["age_s"]).__name__, type(s.get("idle_s")).__name__, "idle" in s)' "$1" 2>&1 | tail -1
 }
 is "$(ls_json_times "$S")" "int int False" ls_json_idle_s_is_seconds_as_a_number
+# ls_json_memory NAME: the type of the session's memory_bytes, whether it
+# is what its cgroup's memory.current says (a number of bytes when that
+# file is there, null when not: no cgroup of its own on a hybrid host, or
+# freed at stop), and whether the old string "memory" ("1.2M", "n/a") is
+# still there.
+ls_json_memory() {
+	local cg want=NoneType
+	cg=$(sed -n 's/^cgroup=//p' "$sdir/$1.state")
+	[ -n "$cg" ] && [ -r "$cg/memory.current" ] && want=int
+	printf '%s' "$out" | python3 -c 'import json,sys
+s=[s for s in json.load(sys.stdin) if s["name"] == sys.argv[1]][0]
+m=s.get("memory_bytes", "absent")
+print(type(m).__name__ == sys.argv[2] and (m is None or m > 0), "memory" in s)' "$1" "$want" 2>&1 | tail -1
+}
+if [ "$KJ_AS" = user ]; then sdir=$XDG_RUNTIME_DIR/kjail; else sdir=/run/kjail; fi
+is "$(ls_json_memory "$S")" "True False" ls_json_memory_bytes_is_a_number_or_null
 
 # kjail under another name (an installed kjail-1.2, say): its sessions
 # are still told apart from a recycled pid, and rm leaves no record.
@@ -304,13 +320,13 @@ kj ls
 like "$out" "$S +stopped" stopped_session_listed
 kj ls --json
 is "$(ls_json_times "$S")" "int NoneType False" ls_json_idle_s_null_when_stopped
+is "$(ls_json_memory "$S")" "True False" ls_json_memory_bytes_when_stopped
 if sleep_runs "$BG1"; then alive=1; else alive=0; fi
 kj exec -s "$S" -- true
 expect_rc exec_into_stopped_125 125
 kj rm "$S"
 kj ls
 unlike "$out" "$S " rm_forgets
-if [ "$KJ_AS" = user ]; then sdir=$XDG_RUNTIME_DIR/kjail; else sdir=/run/kjail; fi
 is "$(ls -A "$sdir" | grep -c "^$S\.")" 0 rm_leaves_no_state_file
 # (the other session still has no sleep, so any left would be from $S)
 is "$alive" 0 stop_kills_background_processes
