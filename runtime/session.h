@@ -75,6 +75,14 @@ unsigned long long session_proc_start(pid_t pid);
 
 /* --- the wire (session_proto.c) --- */
 
+/* A client that sent its session's init a signal meaning "end" (signals.h,
+ * KJ_SIGS_END: forwarded, or its --timeout's) waits this long for init to
+ * read it; a message still unread then (SIOCOUTQ: a socket's bytes its
+ * peer has not taken) is an init that does not serve (stopped, wedged),
+ * and the client ends instead of waiting for an exit status that cannot
+ * come: a harness's SIGTERM needed a SIGKILL. */
+#define SESSION_DEAF_MS 1000
+
 enum session_msg {
 	SESSION_EXEC = 1, /* client -> init: argv, env, cwd; fds 0,1,2 */
 	SESSION_SIGNAL,   /* client -> init: signal this exec's process group */

@@ -2,11 +2,13 @@
  * stdio, timeout, output caps and exit status, reported exactly as a
  * one-shot `kjail exec` reports them. */
 #include <errno.h>
+#include <linux/sockios.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -99,6 +101,46 @@ static void send_signal(int sock, int sig, bool timeout)
 	(void)session_send(sock, &h, NULL, 0, NULL, 0);
 }
 
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* An end signal sent to init, the last message at since_ms (session.h,
+ * SESSION_DEAF_MS): 1 while still to be checked (the poll's wait until
+ * then in *wait_ms), 0 when init took it or cannot be asked (keep waiting
+ * for the exit status, as before), -1 when init did not take it in time. */
+static int deaf_check(int sock, long long since_ms, int *wait_ms)
+{
+	long long left = since_ms + SESSION_DEAF_MS - mono_ms();
+	int unread = 0;
+
+	if (left > 0) {
+		*wait_ms = (int)left;
+		return 1;
+	}
+	if (ioctl(sock, SIOCOUTQ, &unread) < 0 || unread == 0)
+		return 0;
+	return -1;
+}
+
+static const char *end_signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT:
+		return "SIGINT";
+	case SIGHUP:
+		return "SIGHUP";
+	case SIGQUIT:
+		return "SIGQUIT";
+	default:
+		return "SIGTERM";
+	}
+}
+
 /* cfg->tty is off: no terminal of the caller's is handed to the session,
  * a terminal fd becomes a pipe kjail relays (as --no-tty). */
 static int session_exec(const struct kj_config *cfg, const char *name, struct kj_err *err)
@@ -110,6 +152,8 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 	int sock, sfd, tfd = -1, status = -1, fds[3];
 	bool killing = false, timed_out = false;
 	const char *give_up = NULL; /* why the rest of the output is dropped */
+	long long deaf_since = -1;  /* an end signal sent then, not known taken */
+	int deaf_sig = 0;
 	size_t len = 0;
 	sigset_t set;
 
@@ -169,7 +213,24 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 		 * hold the pipe open for as long as the session lives. Silence
 		 * is the command's: output a slow reader has not taken yet is
 		 * waited for (it was dropped unsaid). */
-		int ready = poll(pfd, (nfds_t)n, status >= 0 ? 100 : -1);
+		int wait_ms = status >= 0 ? 100 : -1;
+		if (status < 0 && deaf_since >= 0) {
+			int d = deaf_check(sock, deaf_since, &wait_ms);
+			if (d < 0) {
+				relay_end_line(&io);
+				kj_fail(err, "session", 0,
+					"kjail ls shows it busy; kjail stop NAME ends it",
+					"session '%s' did not take %s%s within %d s: its init does "
+					"not answer",
+					name, timed_out ? "the timeout's " : "",
+					end_signal_name(deaf_sig), SESSION_DEAF_MS / 1000);
+				kj_err_print(err); /* the caller prints only a 125 */
+				return timed_out ? KJ_EXIT_TIMEOUT : 128 + deaf_sig;
+			}
+			if (d == 0)
+				deaf_since = -1, deaf_sig = 0;
+		}
+		int ready = poll(pfd, (nfds_t)n, wait_ms);
 		if (ready == 0 && status >= 0 && !relay_pending(&io))
 			break;
 		if (ready < 0 && errno != EINTR)
@@ -201,6 +262,13 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 				if (status < 0)
 					send_signal(sock, (int)si.ssi_signo, false);
+				/* Checked from the last message sent: one sent just
+				 * now is not one init left unread. */
+				if (status < 0 &&
+				    (kj_sig_ends((int)si.ssi_signo) || deaf_since >= 0)) {
+					deaf_since = mono_ms();
+					deaf_sig = deaf_sig ? deaf_sig : (int)si.ssi_signo;
+				}
 				if (kj_sig_ends((int)si.ssi_signo))
 					give_up = kj_told_to_end(si.ssi_signo);
 			}
@@ -215,6 +283,8 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 				 * command ends. Phase 2, SIGKILL after the grace,
 				 * for a command that outlived the SIGTERM. */
 				send_signal(sock, killing ? SIGKILL : SIGTERM, !killing);
+				deaf_since = mono_ms();
+				deaf_sig = deaf_sig ? deaf_sig : SIGTERM;
 				timed_out = true;
 				if (!killing)
 					arm(tfd, cfg->kill_grace_ms);

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <linux/sockios.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -33,6 +34,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/vfs.h>
+#include <time.h>
 
 #include "runtime/signals.h"
 #include "runtime/error.h"
@@ -437,6 +439,36 @@ static void send_signal(int sock, int sig)
 	(void)SYS3(SYS_sendmsg, sock, &msg, MSG_NOSIGNAL);
 }
 
+static long long q_now_ms(void)
+{
+	struct timespec ts = {0};
+
+	(void)SYS2(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Told to end (sig) and init did not read what was sent within
+ * SESSION_DEAF_MS (session.h): it does not serve (stopped, wedged), and
+ * no exit status will come. The full client's line and status. */
+__attribute__((noreturn)) static void deaf_exit(const char *name, int sig)
+{
+	char what[256];
+	size_t n = 0;
+	const char *sname = sig == SIGINT    ? "SIGINT"
+			    : sig == SIGHUP  ? "SIGHUP"
+			    : sig == SIGQUIT ? "SIGQUIT"
+					     : "SIGTERM";
+
+	(void)(q_put(what, sizeof(what), &n, "session '") && q_put(what, sizeof(what), &n, name) &&
+	       q_put(what, sizeof(what), &n, "' did not take ") &&
+	       q_put(what, sizeof(what), &n, sname) &&
+	       q_put(what, sizeof(what), &n,
+		     " within 1 s: its init does not answer (kjail ls shows it busy; kjail "
+		     "stop NAME ends it)"));
+	q_print("session", what);
+	q_exit(128 + sig);
+}
+
 /* The command runs: forward the signals a one-shot run forwards
  * (runtime/signals.h) to it, print what init reports, exit with its
  * status. */
@@ -447,6 +479,8 @@ __attribute__((noreturn)) static void wait_exit(int sock, const char *name)
 	 * closed stderr must not change the exit status. */
 	uint64_t blocked = fwd | 1ULL << (SIGPIPE - 1);
 	long sfd;
+	long long deaf_since = -1; /* an end signal sent then, not known taken */
+	int deaf_sig = 0;
 
 	(void)SYS4(SYS_rt_sigprocmask, SIG_BLOCK, &blocked, 0, sizeof(blocked));
 	sfd = SYS4(SYS_signalfd4, -1, &fwd, sizeof(fwd), SFD_CLOEXEC);
@@ -457,8 +491,21 @@ __attribute__((noreturn)) static void wait_exit(int sock, const char *name)
 	for (;;) {
 		struct pollfd p[2] = {{.fd = sock, .events = POLLIN},
 				      {.fd = (int)sfd, .events = POLLIN}};
-		long r = SYS3(SYS_poll, p, 2, -1);
+		long wait_ms = -1, r;
 
+		if (deaf_since >= 0) {
+			long long left = deaf_since + SESSION_DEAF_MS - q_now_ms();
+			int unread = 0;
+
+			if (left > 0)
+				wait_ms = (long)left;
+			else if (SYS3(SYS_ioctl, sock, SIOCOUTQ, &unread) == 0 && unread > 0)
+				deaf_exit(name, deaf_sig);
+			else
+				deaf_since = -1,
+				deaf_sig = 0; /* init took it (or cannot be asked) */
+		}
+		r = SYS3(SYS_poll, p, 2, wait_ms);
 		if (r == -EINTR)
 			continue;
 		if (r < 0)
@@ -484,8 +531,15 @@ __attribute__((noreturn)) static void wait_exit(int sock, const char *name)
 		}
 		if (p[1].revents) {
 			struct signalfd_siginfo si;
-			if (SYS3(SYS_read, sfd, &si, sizeof(si)) == (long)sizeof(si))
+			if (SYS3(SYS_read, sfd, &si, sizeof(si)) == (long)sizeof(si)) {
 				send_signal(sock, (int)si.ssi_signo);
+				/* Checked from the last message sent: one sent
+				 * just now is not one init left unread. */
+				if (kj_sig_ends((int)si.ssi_signo) || deaf_since >= 0) {
+					deaf_since = q_now_ms();
+					deaf_sig = deaf_sig ? deaf_sig : (int)si.ssi_signo;
+				}
+			}
 		}
 	}
 	{

@@ -107,6 +107,14 @@ static void drop_conn(int i)
 	conns[i] = conns[--nconns];
 }
 
+/* Has the client closed its end (what it sent before stays readable)? */
+static bool client_gone(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLRDHUP};
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP));
+}
+
 static void reply(int fd, enum session_msg type, int value, const char *text)
 {
 	struct session_msg_hdr h = {.type = type, .value = value};
@@ -303,6 +311,17 @@ static void handle_request(struct sandbox *sb, int i)
 				reply(conns[i].fd, SESSION_EXITED, KJ_EXIT_SETUP, NULL);
 				break;
 			}
+		}
+		/* A client that hung up before init read its request (it gave
+		 * up on an init that did not serve: stopped, wedged; session.h,
+		 * SESSION_DEAF_MS) told its caller the command did not run:
+		 * running it now, with no one to report to, would be a command
+		 * the caller believes cancelled. */
+		if (client_gone(conns[i].fd)) {
+			for (int k = 0; k < nfds; k++)
+				close(fds[k]);
+			drop_conn(i);
+			return;
 		}
 		pid = exec_start(sb, conns[i].fd, payload, len, &h, fds);
 		if (pid < 0) {

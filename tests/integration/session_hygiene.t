@@ -9,11 +9,15 @@ if [ "$KJ_AS" = user ]; then sdir=$XDG_RUNTIME_DIR/kjail; else sdir=/run/kjail; 
 holder=
 filler=
 full_init=
+deaf_init=
+deaf_client=
 cleanup_sessions() {
-	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail" "$S-dead" "$S-full" "$S-gone" "$S-gonefail" "$S-kill" "$S-supkill"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
+	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail" "$S-dead" "$S-full" "$S-gone" "$S-gonefail" "$S-kill" "$S-supkill" "$S-deaf"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
 	[ -n "$holder" ] && kill "$holder" 2>/dev/null
 	[ -n "$filler" ] && kill "$filler" 2>/dev/null
 	[ -n "$full_init" ] && kill -CONT "$full_init" 2>/dev/null
+	[ -n "$deaf_init" ] && kill -CONT "$deaf_init" 2>/dev/null
+	[ -n "$deaf_client" ] && kill -KILL "$deaf_client" 2>/dev/null
 	# (an old kjail's gc leaves the stray sockets this file makes)
 	rm -f "$sdir/$S-stray.sock" "$sdir/$S-stray.lock" "$sdir/$S-held.sock" "$sdir/$S-held.lock" \
 		"$sdir/$S-dead.state" "$sdir/$S-dead.sock" "$sdir/$S-dead.lock"
@@ -158,6 +162,74 @@ kj exec -s "$S-full" -- echo back
 is "$rc:$out" "0:back" session_answers_after_queue_drains
 kj rm "$S-full"
 full_init=
+
+# A client told to end (SIGTERM, SIGINT, SIGHUP) while its session's init
+# does not serve (stopped here) ends within 1 s (session.h,
+# SESSION_DEAF_MS) with 128+N and a line saying so: the signal it passed
+# on sat unread and it waited for an exit status, until SIGKILL, hanging a
+# harness that sends SIGTERM on its own timeout. The quick client (stdout
+# and stderr pipes) and the full one (files, which it relays) alike. Once
+# init serves again the session works, and the commands those clients
+# asked for do not run: their callers were told they did not.
+# deaf_client MODE OUT ARGS...: kjail as the caller in the background,
+# $deaf_client its pid, its signals at their defaults; MODE quick: stdout
+# and stderr are pipes, full: files. Its stderr ends up in OUT.err.
+deaf_client() {
+	local mode=$1 o=$2 run=(env --default-signal)
+	shift 2
+	[ "$KJ_AS" = user ] && run=(setpriv --reuid="$KJ_USER" --regid="$KJ_GID" --clear-groups --
+		env --default-signal HOME="${KJ_HOME:-/nonexistent}")
+	if [ "$mode" = quick ]; then
+		"${run[@]}" "$KJAIL" "$@" </dev/null > >(cat >"$o.out") 2> >(cat >"$o.err") &
+	else
+		"${run[@]}" "$KJAIL" "$@" </dev/null >"$o.out" 2>"$o.err" &
+	fi
+	deaf_client=$!
+}
+gone() { ! kill -0 "$1" 2>/dev/null; }
+said() { grep -q "did not take" "$1"; }
+kj create $CREATE_ARGS "$S-deaf"
+deaf_sup=$(supervisor_pid "$S-deaf")
+deaf_init=$(awk '{print $1}' "/proc/$deaf_sup/task/$deaf_sup/children")
+ok "deaf_session_init_found ($deaf_init)" test -n "$deaf_init"
+kill -STOP "$deaf_init"
+for c in quick:TERM full:INT quick:HUP; do
+	mode=${c%%:*} sig=${c#*:}
+	deaf_client "$mode" "$T/deaf-$mode-$sig" exec -s "$S-deaf" -- touch "deaf-ran-$sig"
+	sleep 0.5 # connected, its command sent
+	t0=$(date +%s%N)
+	kill -"$sig" "$deaf_client"
+	settles 3 gone "$deaf_client"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	if gone "$deaf_client"; then
+		wait "$deaf_client"
+		crc=$?
+	else
+		kill -KILL "$deaf_client"
+		wait "$deaf_client"
+		crc="still running"
+	fi
+	deaf_client=
+	ok "deaf_session_${mode}_client_ends_on_sig$sig ($ms ms)" test "$ms" -lt $((2500 + KJ_TIME_SLACK_MS))
+	settles 2 said "$T/deaf-$mode-$sig.err"
+	is "$crc:$(cat "$T/deaf-$mode-$sig.err")" "$((128 + $(kill -l "$sig"))):kjail: session: session '$S-deaf' did not take SIG$sig within 1 s: its init does not answer (kjail ls shows it busy; kjail stop NAME ends it)" \
+		"deaf_session_${mode}_client_says_why_sig$sig"
+done
+# Its own --timeout alike: 124, 1 s after the timeout's SIGTERM.
+t0=$(date +%s%N)
+KJ_KILL_AFTER=10 kj exec -s "$S-deaf" --timeout 1s -- touch deaf-ran-timeout
+ms=$((($(date +%s%N) - t0) / 1000000))
+is "$rc:$err" "124:kjail: session: session '$S-deaf' did not take the timeout's SIGTERM within 1 s: its init does not answer (kjail ls shows it busy; kjail stop NAME ends it)" \
+	deaf_session_timeout_ends_the_client
+ok "deaf_session_timeout_ends_it_in_time ($ms ms)" test "$ms" -lt $((3500 + KJ_TIME_SLACK_MS))
+kill -CONT "$deaf_init"
+deaf_init=
+kj exec -s "$S-deaf" -- sh -c 'ls deaf-ran-* 2>/dev/null | wc -l'
+is "$rc:$out" "0:0" deaf_session_serves_again_without_the_given_up_commands
+kj ls
+like "$out" "$S-deaf +running" deaf_session_listed_running
+kj rm "$S-deaf"
+expect_rc deaf_session_removed 0
 
 # ls --json escapes what a workspace path may hold (" \ and a tab): the
 # list parses, and the workspace reads back as it is.
