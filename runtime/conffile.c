@@ -157,6 +157,64 @@ static int check_file(const char *part, const char *shown, const struct stat *st
 	return 0;
 }
 
+/* out without its last component ("/a/b" -> "/a", "/a" -> "/"). */
+static void drop_last(char *out)
+{
+	char *slash = strrchr(out, '/');
+
+	if (slash == out)
+		out[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+}
+
+/* Every directory from dir (canonical) up to / is owned by root or (but
+ * for CONF_SYSTEM) the caller, and writable by its owner only, or sticky:
+ * another user who can write one of them (or owns it, and can chmod it)
+ * can rename what lies below and put a tree of the caller's own files of
+ * their choosing in its place, or hide the caller's configuration, so
+ * that a run goes without the settings or profile that restricted it
+ * (HOME=/srv/shared/me with /srv/shared mode 0777). A sticky one (/tmp)
+ * is safe when its owner is: its other users cannot touch the caller's
+ * entries, and each entry on the way is checked in turn. */
+static int conf_check_above(const char *part, const char *dir, const char *below,
+			    enum conf_trust trust, struct kj_err *err)
+{
+	char a[PATH_MAX], fix[PATH_MAX + 32];
+	uid_t me = getuid();
+	struct stat st;
+
+	if (snprintf(a, sizeof(a), "%s", dir) >= (int)sizeof(a))
+		return kj_fail(err, part, ENAMETOOLONG, NULL, "%s", dir);
+	for (;;) {
+		bool owner_ok;
+
+		if (stat(a, &st) < 0)
+			return kj_fail(err, part, errno, NULL, "%s", conf_shown(a));
+		owner_ok = st.st_uid == 0 || (trust != CONF_SYSTEM && st.st_uid == me);
+		if (!owner_ok) {
+			snprintf(fix, sizeof(fix),
+				 "keep %s below directories only you and root own",
+				 conf_shown(below));
+			return kj_fail(err, part, 0, fix,
+				       "%s (on the way to %s) is owned by uid %u: that user could "
+				       "replace or hide what is below it",
+				       conf_shown(a), conf_shown(below), (unsigned)st.st_uid);
+		}
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+			snprintf(fix, sizeof(fix), "chmod go-w %s", conf_shown(a));
+			return kj_fail(err, part, 0, fix,
+				       "%s (on the way to %s) is writable by group or others (mode "
+				       "%04o): another user could replace or hide what is below it",
+				       conf_shown(a), conf_shown(below),
+				       (unsigned)(st.st_mode & 07777));
+		}
+		if (!strcmp(a, "/"))
+			return 0;
+		drop_last(a);
+	}
+}
+
 /* Whoever can write the directory can replace the file in it (unless the
  * directory is sticky, as /tmp is: then only the file's owner can). */
 int conf_check_dir(const char *part, const char *real, enum conf_trust trust, struct kj_err *err)
@@ -169,27 +227,19 @@ int conf_check_dir(const char *part, const char *real, enum conf_trust trust, st
 	if (stat(dir, &st) < 0)
 		return kj_fail(err, part, errno, NULL, "%s", dir);
 	shown = conf_shown(dir);
-	if (st.st_mode & S_ISVTX)
-		return 0;
-	if (check_owner(part, shown, &st, trust, "the directory ", err))
-		return -EPERM;
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(fix, sizeof(fix), "chmod go-w %s", shown);
-		return kj_fail(err, part, 0, fix, "the directory %s is writable by group or others",
-			       shown);
+	if (!(st.st_mode & S_ISVTX)) {
+		if (check_owner(part, shown, &st, trust, "the directory ", err))
+			return -EPERM;
+		if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+			snprintf(fix, sizeof(fix), "chmod go-w %s", shown);
+			return kj_fail(err, part, 0, fix,
+				       "the directory %s is writable by group or others", shown);
+		}
 	}
-	return 0;
-}
-
-/* out without its last component ("/a/b" -> "/a", "/a" -> "/"). */
-static void drop_last(char *out)
-{
-	char *slash = strrchr(out, '/');
-
-	if (slash == out)
-		out[1] = '\0';
-	else if (slash)
-		*slash = '\0';
+	if (!strcmp(dir, "/"))
+		return 0;
+	drop_last(dir);
+	return conf_check_above(part, dir, real, trust, err);
 }
 
 int conf_resolve(const char *path, bool follow_last, char *out, size_t size,
@@ -287,6 +337,32 @@ static int check_link_dir(const char *dir, const char *name, void *arg)
 	    check_owner(c->part, conf_shown(link), &st, c->trust, "the symlink ", c->err))
 		return 1;
 	return 0;
+}
+
+int conf_check_tree(const char *part, const char *path, enum conf_trust trust, struct kj_err *err)
+{
+	char p[PATH_MAX], real[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
+		return kj_fail(err, part, ENAMETOOLONG, NULL, "%s", conf_shown(path));
+	while (lstat(p, &st) < 0) {
+		if (errno != ENOENT)
+			return kj_fail(err, part, errno, NULL, "%s", conf_shown(p));
+		if (!strchr(p, '/') || !strcmp(p, "/"))
+			return 0; /* (relative: the caller's cwd, never a config path) */
+		drop_last(p);
+	}
+	rc = conf_resolve(p, true, real, sizeof(real), check_link_dir,
+			  &(struct link_check){part, trust, err});
+	if (rc > 0)
+		return -EPERM; /* check_link_dir said why */
+	if (rc)
+		return kj_fail(err, part, -rc, NULL, "%s", conf_shown(p));
+	if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode))
+		drop_last(real);
+	return conf_check_above(part, real, path, trust, err);
 }
 
 /* A lookup of path failed with ENOENT: -ENOENT (without touching err)

@@ -90,6 +90,17 @@ int conf_resolve(const char *path, bool follow_last, char *out, size_t size,
  * replace the file chooses it. 0 or -EPERM/-errno with err filled. */
 int conf_check_dir(const char *part, const char *real, enum conf_trust trust, struct kj_err *err);
 
+/* path (a configuration file or directory, there or not): the deepest
+ * part of it that exists, resolved (each symlink's directory checked as
+ * conf_read checks it), and every directory from there up to / must be
+ * one no other user can change: owned by root or (but for CONF_SYSTEM)
+ * the caller, and writable by its owner only, or sticky. Else another
+ * user could replace or hide the file, also one that is not there now
+ * (a run would go without the settings that restricted it). 0 or
+ * -EPERM/-errno with err filled. conf_read checks the same above the
+ * files it reads. */
+int conf_check_tree(const char *part, const char *path, enum conf_trust trust, struct kj_err *err);
+
 /* Read a configuration file. Symlinks are resolved; the file itself must
  * be a regular file the trust rule accepts, and so must its directory,
  * and the directory holding each symlink on the way (whoever can replace

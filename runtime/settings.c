@@ -54,6 +54,12 @@ static int read_sources(struct kj_lines layers[L_COUNT], struct kj_sources *src,
 		snprintf(path, sizeof(path), "%s/%s/settings", home, KJ_USER_DIR);
 		if ((rc = read_settings(path, CONF_USER, &layers[L_USER], &src->files, err)))
 			return rc;
+		/* Read or not, no other user may be able to put it there or
+		 * take it away: a run without the user's settings (or
+		 * profiles, below the same directory) loses what they
+		 * restricted. */
+		if ((rc = conf_check_tree("settings", path, CONF_USER, err)))
+			return rc;
 	}
 	/* Set but empty is a mistake too, not "no profile". */
 	if (env && lines_add(&layers[L_ENV], "profile", env, "KJAIL_PROFILE", 0, err))

@@ -251,6 +251,50 @@ refused_file fifo_as_settings_refused_without_hanging "is not a regular file"
 rm -f "$USER_DIR/settings"
 reset_config
 
+# A directory above ~/.config/kjail that another user can change lets them
+# swap the caller's settings for a tree of their choosing, or hide them
+# (and a run goes without what they restricted): refused, whether the
+# file is there or not, naming the directory and the fix. A sticky one
+# owned by root (as /tmp is) is fine, as $T's own /tmp shows throughout.
+# home_below DIR MODE OWNER: KJ_HOME becomes DIR/home (the caller's,
+# with ~/.config/kjail/profiles), DIR made with MODE and OWNER.
+saved_home=$KJ_HOME
+home_below() {
+	mkdir -p "$1/home/.config/kjail/profiles"
+	chown -R "$KJ_OWNER" "$1/home"
+	chmod -R 0755 "$1/home"
+	chown "$3" "$1"
+	chmod "$2" "$1"
+	KJ_HOME=$1/home USER_DIR=$1/home/.config/kjail
+}
+home_below "$T/shared" 0777 root
+user_settings 'quiet'
+refused_file settings_below_world_writable_ancestor_refused \
+	"^kjail: settings: $T/shared \(on the way to ~/.config/kjail/settings\) is writable by group or others \(mode 0777\): another user could replace or hide what is below it \(chmod go-w $T/shared\)$"
+rm -f "$USER_DIR/settings"
+refused_file absent_settings_below_world_writable_ancestor_refused \
+	"^kjail: settings: $T/shared \(on the way to ~/.config/kjail/settings\) is writable by group or others"
+home_below "$T/shared" 0755 root
+chmod 0777 "$USER_DIR"
+refused_file absent_settings_in_world_writable_directory_refused \
+	"^kjail: settings: ~/.config/kjail \(on the way to ~/.config/kjail/settings\) is writable by group or others"
+chmod 0755 "$USER_DIR"
+chmod 0777 "$USER_DIR/profiles"
+kje exec --limits best-effort --profile default -- true
+like "$rc:$err" "^125:kjail: profile: ~/.config/kjail/profiles \(on the way to ~/.config/kjail/profiles/default.profile\) is writable by group or others" \
+	absent_user_profile_in_world_writable_directory_refused
+chmod 0755 "$USER_DIR/profiles"
+home_below "$T/stickyother" 1777 12345
+user_settings 'quiet'
+refused_file settings_below_sticky_ancestor_of_another_user_refused \
+	"^kjail: settings: $T/stickyother \(on the way to ~/.config/kjail/settings\) is owned by uid 12345: that user could replace or hide what is below it"
+home_below "$T/stickyroot" 1777 root
+user_settings 'quiet'
+kje exec --limits best-effort --quiet -- true
+is "$rc:$err" "0:" settings_below_sticky_root_ancestor_accepted
+KJ_HOME=$saved_home USER_DIR=$saved_home/.config/kjail
+reset_config
+
 sys_settings 'quiet'
 chown 12345 "$ETC_UP/kjail/settings"
 refused_file system_settings_not_owned_by_root_refused \
