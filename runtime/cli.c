@@ -18,11 +18,26 @@ struct option_def {
 	const char *arg, *help;
 };
 
+/* DIR[:DEST] (--workspace, --rw, --ro): the ':' that separates DEST is
+ * the last one followed by '/', DEST being absolute; any other ':' is
+ * part of DIR (`--workspace /data/run:2024` is that directory, at its own
+ * path). So a DIR may hold ':' (and ':/' when a DEST follows); a DEST
+ * cannot hold ':/'. NULL when there is no DEST. */
+static const char *dest_colon(const char *v)
+{
+	const char *colon = NULL;
+
+	for (const char *p = v; (p = strchr(p, ':')); p++)
+		if (p[1] == '/')
+			colon = p;
+	return colon;
+}
+
 static int add_bind(struct kj_config *cfg, const char *opt, const char *v, bool writable,
 		    struct kj_err *err)
 {
 	struct kj_bind *b;
-	const char *colon = strchr(v, ':');
+	const char *colon = dest_colon(v);
 
 	/* One slot stays free for the --ssh-agent socket. */
 	if (cfg->nbinds == KJ_MAX_BINDS - 1)
@@ -66,7 +81,7 @@ static int replaced_path_exists(const char *o, const char *old, struct kj_err *e
 
 static int opt_workspace(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
 {
-	const char *colon = strchr(v, ':');
+	const char *colon = dest_colon(v);
 
 	if (!*v || colon == v || (colon && !colon[1]))
 		return kj_fail(e, "option", 0, "use DIR or DIR:DEST",

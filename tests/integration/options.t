@@ -226,7 +226,8 @@ fi
 refused ro_nonexistent_refused '^kjail: ro: /nonexistent-kjail' \
 	exec --ro /nonexistent-kjail -- "${run_marker[@]}"
 ok ro_nonexistent_not_created test ! -e /nonexistent-kjail
-refused ro_relative_destination_refused "^kjail: ro: destination 'relative' is not absolute" \
+# (DEST is absolute: a ':' not followed by '/' is part of the path)
+refused ro_colon_without_absolute_dest_is_part_of_the_path "^kjail: ro: $WS:relative: No such file or directory" \
 	exec --ro "$WS:relative" -- "${run_marker[@]}"
 refused ro_destination_with_dotdot_refused "^kjail: ro: destination '/opt/../etc' is not a plain path" \
 	exec --ro "$WS:/opt/../etc" -- "${run_marker[@]}"
@@ -344,5 +345,20 @@ is "$(closed_stderr -- touch ran-closed)" 0 command_runs_with_closed_stderr
 ok command_ran_with_closed_stderr test -e "$WS/ran-closed"
 kj exec -- sh -c 'yes | head -c 2 >/dev/null; grep -c "^SigBlk:[[:space:]]*0*$" /proc/self/status'
 is "$rc:$out" "0:1" command_signals_unblocked_and_sigpipe_default
+
+# DIR[:DEST]: DEST starts at the last ':' followed by '/' (it is
+# absolute); any other ':' belongs to DIR, which could not be given
+# before (--workspace /x/run:2024 was DIR /x/run at DEST "2024").
+mkdir -p "$T/run:2024" "$T/ro:dir" && echo seen >"$T/ro:dir/f"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$T/run:2024"
+kj exec --workspace "$T/run:2024" -- sh -c 'pwd; touch here'
+is "$rc:$out" "0:$T/run:2024" workspace_dir_with_colon_at_its_own_path
+ok workspace_dir_with_colon_written_on_host test -e "$T/run:2024/here"
+kj exec --workspace "$T/run:2024:/tmp/w" -- pwd
+is "$rc:$out" "0:/tmp/w" workspace_dir_with_colon_and_dest
+kj exec --ro "$T/ro:dir:/tmp/r" -- cat /tmp/r/f
+is "$rc:$out" "0:seen" ro_dir_with_colon_and_dest
+kj exec --workspace ":/tmp/w" -- true
+like "$rc:$err" "^125:kjail: option: --workspace: invalid workspace ':/tmp/w' \(use DIR or DIR:DEST\)" workspace_empty_dir_before_dest_refused
 
 done_testing
