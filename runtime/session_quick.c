@@ -450,6 +450,8 @@ static long long q_now_ms(void)
 /* Told to end (sig) and init did not read what was sent within
  * SESSION_DEAF_MS (session.h): it does not serve (stopped, wedged), and
  * no exit status will come. The full client's line and status. */
+_Static_assert(SESSION_DEAF_MS == 1000, "deaf_exit's line says 1 s: keep them in step");
+
 __attribute__((noreturn)) static void deaf_exit(const char *name, int sig)
 {
 	char what[256];
