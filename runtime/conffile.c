@@ -339,21 +339,32 @@ static int check_link_dir(const char *dir, const char *name, void *arg)
 	return 0;
 }
 
+/* The deepest part of path that exists, into p (PATH_MAX), lstat'ed
+ * into st: 0; -ENOENT when none of a relative path does; or an error. */
+static int deepest_present(const char *part, const char *path, char *p, struct stat *st,
+			   struct kj_err *err)
+{
+	if (snprintf(p, PATH_MAX, "%s", path) >= PATH_MAX)
+		return kj_fail(err, part, ENAMETOOLONG, NULL, "%s", conf_shown(path));
+	while (lstat(p, st) < 0) {
+		if (errno != ENOENT)
+			return kj_fail(err, part, errno, NULL, "%s", conf_shown(p));
+		if (!strchr(p, '/'))
+			return -ENOENT;
+		drop_last(p);
+	}
+	return 0;
+}
+
 int conf_check_tree(const char *part, const char *path, enum conf_trust trust, struct kj_err *err)
 {
 	char p[PATH_MAX], real[PATH_MAX];
 	struct stat st;
 	int rc;
 
-	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
-		return kj_fail(err, part, ENAMETOOLONG, NULL, "%s", conf_shown(path));
-	while (lstat(p, &st) < 0) {
-		if (errno != ENOENT)
-			return kj_fail(err, part, errno, NULL, "%s", conf_shown(p));
-		if (!strchr(p, '/') || !strcmp(p, "/"))
-			return 0; /* (relative: the caller's cwd, never a config path) */
-		drop_last(p);
-	}
+	if ((rc = deepest_present(part, path, p, &st, err)))
+		return rc == -ENOENT ? 0
+				     : rc; /* (relative: the caller's cwd, never a config path) */
 	rc = conf_resolve(p, true, real, sizeof(real), check_link_dir,
 			  &(struct link_check){part, trust, err});
 	if (rc > 0)
@@ -374,19 +385,11 @@ static int conf_absent(const char *part, const char *path, struct kj_err *err)
 {
 	char p[PATH_MAX], target[PATH_MAX];
 	struct stat st;
-	char *slash;
 	ssize_t n;
+	int rc;
 
-	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
-		return kj_fail(err, part, ENAMETOOLONG, NULL, "%s", conf_shown(path));
-	while (lstat(p, &st) < 0) {
-		if (errno != ENOENT)
-			return kj_fail(err, part, errno, NULL, "%s", conf_shown(p));
-		slash = strrchr(p, '/');
-		if (!slash || slash == p)
-			return -ENOENT;
-		*slash = '\0';
-	}
+	if ((rc = deepest_present(part, path, p, &st, err)))
+		return rc;
 	if (!S_ISLNK(st.st_mode) || stat(p, &st) == 0)
 		return -ENOENT;
 	if (errno != ENOENT)
