@@ -344,6 +344,7 @@ static int check_link_dir(const char *dir, const char *name, void *arg)
 static int deepest_present(const char *part, const char *path, char *p, struct stat *st,
 			   struct kj_err *err)
 {
+	*st = (struct stat){0};
 	if (snprintf(p, PATH_MAX, "%s", path) >= PATH_MAX)
 		return kj_fail(err, part, ENAMETOOLONG, NULL, "%s", conf_shown(path));
 	while (lstat(p, st) < 0) {
