@@ -97,12 +97,21 @@ void guardian_end(struct guardian *gd, char bye)
 	ssize_t n = gd->sock >= 0; /* 0: none to wait for */
 	char c;
 
-	if (n && send(gd->sock, &bye, 1, MSG_NOSIGNAL) == 1)
+	/* bye goes out before the close below, so the guardian reads it
+	 * before the end of file (which would make it act itself). */
+	if (n && send(gd->sock, &bye, 1, MSG_NOSIGNAL) == 1 && gd->pid <= 0)
 		for (int i = 0; i < 2 && n == 1 && poll(&pfd, 1, 1000) == 1; i++)
 			n = read(gd->sock, &c, 1);
 	if (gd->sock >= 0)
 		close(gd->sock);
-	if (gd->pid > 0)
-		(void)waitpid(gd->pid, NULL, n == 0 ? 0 : WNOHANG);
+	/* kjail's own child: waited for until it ends, or stops (one someone
+	 * stopped is not waited for; kjail's own parent reaps it), with no
+	 * time bound. A second's bound left a guardian slow to exit (a loaded
+	 * machine, the test VM's TCG) running when kjail returned. */
+	if (gd->pid > 0) {
+		int st;
+		while (waitpid(gd->pid, &st, WUNTRACED) < 0 && errno == EINTR)
+			;
+	}
 	*gd = (struct guardian){.sock = -1};
 }

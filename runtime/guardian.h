@@ -25,9 +25,10 @@ int guardian_start(struct guardian *gd, const char *name, int type, const int *f
 /* Its "k" (it left kjail's process group): 0, or -errno (-EPIPE: died). */
 int guardian_ready(const struct guardian *gd);
 
-/* Send bye (kjail did the work), wait for its end (at most a second for
- * each of a "k" never read and the end of file), reap it. One someone
- * stopped is not waited for: reaped by kjail's own parent. */
+/* Send bye (kjail did the work) and wait for its end: kjail's child is
+ * reaped (one someone stopped is not waited for: reaped by kjail's own
+ * parent); a grandchild's end of file is waited for at most a second for
+ * each of a "k" never read and the end. */
 void guardian_end(struct guardian *gd, char bye);
 
 #endif

@@ -97,6 +97,39 @@ like "$rc:$err" "^0:kjail: git: the command created \.git/commondir .*renamed to
 	normal_run_commondir_set_aside_once
 ok normal_run_leaves_no_guardian none_left
 
+# kjail waits for its guardian's end with no time bound (a bound of a
+# second left a guardian slow to exit running when kjail returned, under
+# the test VM's TCG), but not for one someone stopped: kjail returns, and
+# the guardian, continued, reads kjail's word and ends without a check.
+R=$T/g2s
+repo "$R" && chown -R "$KJ_UID:$KJ_GID" "$R"
+# shellcheck disable=SC2086
+"${caller[@]}" "$KJAIL" exec $CREATE_ARGS --quiet --workspace "$R" -- \
+	sh -c 'until [ -e go ]; do sleep 0.05; done' </dev/null >/dev/null 2>&1 &
+kjpid=$!
+guardian_of() {
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = kjail-git ] &&
+			[ "$(awk '/^PPid:/{print $2}' "$p/status" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+	done
+}
+settles 10 test -n "$(guardian_of "$kjpid")"
+gpid=$(guardian_of "$kjpid")
+kjail_ended() { ! ps -o stat= -p "$kjpid" | grep -qv Z; }
+if [ -n "$gpid" ]; then
+	kill -STOP "$gpid"
+	touch "$R/go"
+	ok stopped_guardian_does_not_hold_kjails_end settles $((5 + KJ_TIME_SLACK_MS / 1000)) kjail_ended
+	wait "$kjpid"
+	is "$?" 0 stopped_guardian_run_status
+	kill -CONT "$gpid"
+	ok continued_guardian_ends settles $((5 + KJ_TIME_SLACK_MS / 1000)) none_left
+else
+	ok stopped_guardian_fixture_found_the_guardian false
+	touch "$R/go"
+	wait "$kjpid"
+fi
+
 # ------------------------------------------ kill -9 of a session's supervisor
 
 R=$T/g3
