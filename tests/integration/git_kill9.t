@@ -25,7 +25,15 @@ printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"echo PWNED >'"$M/
 echo evil >.git/commondir && touch planted; exec sleep 1000'
 }
 not_pwned() { test ! -e "$M/$1"; }
-kjail_procs() { find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$KJAIL" 2>/dev/null | wc -l; }
+# kjail's processes of this file's runs: each has a path under $T in its
+# command line (the workspace, or the planted marker). The test VM runs
+# the root and user lanes side by side, so counting every process of the
+# binary counted the other lane's sandboxes.
+kjail_procs() {
+	find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$KJAIL" 2>/dev/null | while read -r exe; do
+		tr '\0' ' ' <"${exe%/exe}/cmdline" 2>/dev/null | grep -qF "$T" && echo "${exe%/exe}"
+	done | wc -l
+}
 none_left() { [ "$(kjail_procs)" = 0 ]; }
 set_aside() { test ! -e "$1/.git/commondir" -a -e "$1/.git/commondir.kjail-refused"; }
 if [ "$KJ_AS" = user ]; then
@@ -122,6 +130,8 @@ if [ -n "$gpid" ]; then
 	ok stopped_guardian_does_not_hold_kjails_end settles $((5 + KJ_TIME_SLACK_MS / 1000)) kjail_ended
 	wait "$kjpid"
 	is "$?" 0 stopped_guardian_run_status
+	# The count sees a guardian left alive (none_left can fail).
+	is "$(kjail_procs)" 1 stopped_guardian_is_counted
 	kill -CONT "$gpid"
 	ok continued_guardian_ends settles $((5 + KJ_TIME_SLACK_MS / 1000)) none_left
 else
