@@ -101,7 +101,14 @@ int mountpoint_open(int rootfd, const char *dest, int is_dir, const char *what, 
 				"create mount point %s", dest);
 		fd = path_open_in_root(rootfd, dest, 0);
 	}
-	return fd < 0 ? kj_fail(err, part, -fd, NULL, "open %s", dest) : fd;
+	/* ELOOP: the path runs through a symbolic link (resolved in the new
+	 * root, never on the host: see path_open_in_root). */
+	return fd < 0 ? kj_fail(err, part, -fd,
+				fd == -ELOOP && what[0] == '/'
+					? "give a --root where it is a directory, not a symbolic link"
+					: NULL,
+				"open %s", dest)
+		      : fd;
 }
 
 /* Mount a fresh filesystem on dest inside the new root. */

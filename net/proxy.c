@@ -342,7 +342,10 @@ static int load_rules(const char *const *text, size_t n, struct hm_rule **out, s
 	for (size_t i = 0; i < n; i++)
 		if (hm_rule_parse(text[i], &r[i], &why)) {
 			free(r);
-			return kj_fail(err, "net", 0, NULL, "'%s': %s", text[i], why);
+			return kj_fail(
+				err, "net", 0,
+				"use NAME, *.NAME, an IP address or CIDR range, optionally with :PORT or :*",
+				"'%s': %s", text[i], why);
 		}
 	*out = r;
 	return 0;

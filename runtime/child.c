@@ -129,7 +129,7 @@ static int enter_workspace(const struct kj_config *cfg, struct kj_err *err)
 	    (!cfg->cwd && (strcmp(cwd, cfg->workspace.dest) &&
 			   (stat(".", &here) < 0 || stat(cfg->workspace.dest, &dest) < 0 ||
 			    here.st_dev != dest.st_dev || here.st_ino != dest.st_ino))))
-		return kj_fail(err, "workspace", 0, NULL,
+		return kj_fail(err, "workspace", 0, "give --workspace the directory to start in",
 			       "the working directory is outside the sandbox");
 	return 0;
 }

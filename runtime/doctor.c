@@ -482,7 +482,8 @@ static void check_live(struct report *r, struct kj_config *cfg)
 	if (rc == KJ_EXIT_SETUP) {
 		c = add(r, "live run", "fail");
 		if (!err.part[0])
-			kj_fail(&err, "launch", 0, NULL, "the sandbox did not start");
+			kj_fail(&err, "launch", 0, "run kjail exec -- true to see its error line",
+				"the sandbox did not start");
 		split_fix(err.msg, c->detail, sizeof(c->detail), c->fix, sizeof(c->fix));
 		r->blocked = true;
 		set(r->verdict, sizeof(r->verdict), "%s: %s", err.part, err.msg);

@@ -37,6 +37,61 @@ static size_t put_escaped(char *out, size_t size, size_t len, const char *s)
 	return len;
 }
 
+/* The fix for an error whose caller knows none better: what to do about
+ * the errno itself. Principle: every failure line says what to do. */
+static const char *errno_fix(int errnum)
+{
+	switch (errnum) {
+	case EACCES:
+		return "check the path's permissions and owner: the caller may not use it";
+	case EPERM:
+		return "the kernel or a security module refused it; kjail doctor shows what this host allows";
+	case ENOENT:
+		return "check that the path exists";
+	case ENOTDIR:
+		return "a component of the path is not a directory: check the path";
+	case EISDIR:
+		return "it is a directory: name a file";
+	case ELOOP:
+		return "a symbolic link is in the way or loops: name the real path";
+	case ENAMETOOLONG:
+		return "use a shorter path";
+	case ENOMEM:
+	case ENOBUFS:
+		return "the host is short of memory: free some and retry";
+	case EMFILE:
+		return "raise the open-file limit: ulimit -n";
+	case ENFILE:
+		return "the host's file table is full: close files and retry";
+	case EAGAIN:
+		return "the host is short of processes or memory: retry, or raise the limit that ran out";
+	case ENOSPC:
+	case EDQUOT:
+		return "a file system or a kernel count is full: free some, or raise its limit";
+	case EROFS:
+		return "it is on a read-only file system: choose a writable place";
+	case ENOSYS:
+	case EOPNOTSUPP:
+	case ENODEV:
+		return "this kernel lacks it; kjail doctor shows what this host supports";
+	case EBUSY:
+		return "something else holds it: retry once it is free";
+	case EEXIST:
+		return "it exists already: remove it or choose another name";
+	case ESRCH:
+	case EPIPE:
+	case ECONNRESET:
+	case ECONNREFUSED:
+		return "the other side ended first: retry";
+	case ETIMEDOUT:
+		return "it did not answer in time: retry";
+	case EINTR:
+		return "a signal interrupted it: retry";
+	default:
+		return "kjail doctor shows whether this host can run a sandbox";
+	}
+}
+
 int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix, const char *fmt,
 	     va_list ap)
 {
@@ -49,6 +104,8 @@ int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix, 
 	n = snprintf(msg, sizeof(msg), "%s", what);
 	if (errnum && n >= 0 && (size_t)n < sizeof(msg))
 		n += snprintf(msg + n, sizeof(msg) - n, ": %s", strerror(errnum));
+	if (!fix && errnum)
+		fix = errno_fix(errnum);
 	if (fix && n >= 0 && (size_t)n < sizeof(msg))
 		snprintf(msg + n, sizeof(msg) - n, " (%s)", fix);
 	put_escaped(err->msg, sizeof(err->msg), 0, msg);

@@ -25,7 +25,8 @@ struct kj_err {
 };
 
 /* Fill err and return -errnum (or -EINVAL when errnum is 0).
- * errnum 0 leaves out the errno text; fix may be NULL. */
+ * errnum 0 leaves out the errno text; fix NULL means the errno's own
+ * (errno_fix in error.c), or none when errnum is 0. */
 int kj_fail(struct kj_err *err, const char *part, int errnum, const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix, const char *fmt,

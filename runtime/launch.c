@@ -120,6 +120,8 @@ static int clone_error(int e, struct kj_err *err)
 		"or AppArmor's kernel.apparmor_restrict_unprivileged_userns=0); see kjail doctor";
 	if (e == ENOSYS)
 		fix = "kjail needs Linux 5.12 or later";
+	else if (e != EPERM && e != EACCES && e != ENOSPC && e != EUSERS)
+		fix = NULL; /* not the namespaces' fault (EMFILE for the pidfd, EAGAIN) */
 	return kj_fail(err, "namespaces", e, fix, "create the sandbox's namespaces");
 }
 
@@ -144,7 +146,8 @@ static int await_setup(struct sandbox *sb, struct kj_err *err)
 		/* The end of the channel is COMMAND's exec, unless the child
 		 * died before it read our go-ahead and said nothing. */
 		if (t == 0)
-			return reset ? kj_fail(err, "launch", 0, NULL,
+			return reset ? kj_fail(err, "launch", 0,
+					       "retry; if it repeats, kjail doctor checks the host",
 					       "the sandbox died during its setup")
 				     : 0;
 		/* A child that died before it read our go-ahead resets the

@@ -53,8 +53,9 @@ static int in_child(int (*fn)(void *, struct kj_err *), void *arg, struct kj_err
 		*err = child;
 		return -EINVAL;
 	}
-	return kj_fail(err, "doctor", 0, NULL, "the probe died (%s %d)",
-		       WIFSIGNALED(st) ? "signal" : "status",
+	return kj_fail(err, "doctor", 0,
+		       "run kjail doctor again; if it repeats, report it with this line",
+		       "the probe died (%s %d)", WIFSIGNALED(st) ? "signal" : "status",
 		       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 }
 
@@ -158,8 +159,10 @@ static int seccomp_steps(void *arg, struct kj_err *err)
 		return -EINVAL;
 	/* The filter must act, not merely load. */
 	if (p->check_unshare && (unshare(CLONE_NEWUSER) == 0 || errno != EPERM))
-		return kj_fail(err, "seccomp", 0, NULL,
-			       "the loaded filter did not deny unshare(CLONE_NEWUSER)");
+		return kj_fail(
+			err, "seccomp", 0,
+			"do not run untrusted code on this host; report it with kjail doctor's output",
+			"the loaded filter did not deny unshare(CLONE_NEWUSER)");
 	return 0;
 }
 

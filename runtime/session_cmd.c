@@ -415,7 +415,8 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	}
 	if (n != 1) {
 		unstarted_forget(name);
-		return kj_fail(err, "session", 0, NULL,
+		return kj_fail(err, "session", 0,
+			       "retry; if it repeats, kjail doctor checks the host",
 			       "the supervisor of '%s' died while starting", name);
 	}
 	return 0;

@@ -259,6 +259,45 @@ refused protect_count_limit_in_house_format '^kjail: option: --protect: at most 
 refused cpus_over_4096_says_the_range '^kjail: option: --cpus: invalid value .5000. \(give a number of CPUs from 0\.01 to 4096' \
 	exec --cpus 5000 -- "${run_marker[@]}"
 
+# ------------------------------------------- setup failures say what to do
+# A part that fails for a reason of the host's (an errno kjail's code has
+# no better advice for) still ends its line with a fix: the errno's own
+# (errno_fix, runtime/error.c). Before, such lines stopped at the errno
+# text ("create the setup channel: Too many open files").
+
+# --root whose /tmp is a symbolic link (to itself, resolved in that root).
+mkdir -p "$T/looproot/proc" "$T/looproot/dev"
+ln -s /tmp "$T/looproot/tmp"
+refused root_tmp_symlink_refused_with_fix '^kjail: mount: open /tmp: Too many levels of symbolic links \(give a --root where it is a directory, not a symbolic link\)$' \
+	exec --root "$T/looproot" -- "${run_marker[@]}"
+
+# Too few file descriptors, at every limit where kjail starts but cannot
+# finish its setup: each refusal is one line in the house format, and
+# the command never runs. (At least one limit must refuse, or the check
+# proved nothing.)
+lowfd_bad= lowfd_refused=0
+for n in 5 6 7 8 9 10 11 12 13 14 15; do
+	e=$(as_caller bash -c 'ulimit -n "$1"; shift; exec "$@"' _ "$n" "$KJAIL" exec \
+		$KJ_EXEC_ARGS -- "${run_marker[@]}" 2>&1 >/dev/null </dev/null)
+	r=$?
+	if [ "$r" = 125 ]; then
+		lowfd_refused=$((lowfd_refused + 1))
+		[ "$(printf '%s\n' "$e" | wc -l)" = 1 ] &&
+			printf '%s' "$e" | grep -Eq '^kjail: [a-z][a-z-]*: .+ \([^()]+\)$' &&
+			[ ! -e "$RAN" ] || lowfd_bad="$lowfd_bad
+ulimit -n $n: $e"
+	elif [ "$r" != 0 ]; then
+		lowfd_bad="$lowfd_bad
+ulimit -n $n: exit $r: $e"
+	fi
+	rm -f "$RAN"
+done
+if [ -z "$lowfd_bad" ] && [ "$lowfd_refused" -gt 0 ]; then
+	_report 0 low_open_file_limit_refusals_say_what_to_do
+else
+	_report 1 low_open_file_limit_refusals_say_what_to_do "refused $lowfd_refused times;$lowfd_bad"
+fi
+
 # -------------------------------------------------- commands, subcommands
 
 refused missing_command_refused '^kjail: option: no COMMAND given' exec
