@@ -4,7 +4,11 @@
 set -u
 KJAIL=$(readlink -f "${1:-build/kjail}")
 WS=$(mktemp -d /tmp/kjail-demo.XXXXXX)
-trap 'rm -rf "$WS"' EXIT
+# A HOME of the demo's own with a (fake) SSH key in it, so the masking is
+# shown on a credential store that exists, on any host.
+DEMO_HOME=$(mktemp -d /var/tmp/kjail-demo-home.XXXXXX) # not /tmp: private inside
+trap 'rm -rf "$WS" "$DEMO_HOME"' EXIT
+mkdir -m 700 "$DEMO_HOME/.ssh" && echo "not a real key" >"$DEMO_HOME/.ssh/id_ed25519"
 cd "$WS" || exit 1
 [ "$(id -u)" -ne 0 ] || chmod 755 "$WS"
 
@@ -39,8 +43,9 @@ run "CAN write the workspace (the file appears on the host) and the private /tmp
 	'echo hello > note.txt && echo made note.txt; echo scratch > /tmp/x && df -h /tmp | tail -1'
 run "CANNOT write the rest of the host: the root is read-only" \
 	'touch /etc/evil; touch /usr/bin/evil'
-run "CANNOT read the caller's credential stores or API keys" \
-	'ls -A ~/.ssh 2>&1 | head -3; echo "OPENAI_API_KEY=${OPENAI_API_KEY:-<not set>}"'
+printf '\n(on the host, HOME=%s holds .ssh/%s)' "$DEMO_HOME" "$(ls "$DEMO_HOME/.ssh")"
+HOME=$DEMO_HOME run "CANNOT read the caller's credential stores (~/.ssh is masked inside) or API keys" \
+	'ls -A ~/.ssh; cat ~/.ssh/id_ed25519 2>&1; echo "OPENAI_API_KEY=${OPENAI_API_KEY:-<not set>}"'
 run "CANNOT see or reach the network: only lo exists" \
 	'ls /sys/class/net; python3 -c "import socket; socket.create_connection((\"1.1.1.1\", 53), timeout=2)" 2>&1 | tail -1'
 run "CANNOT make namespaces, mount, or gain privileges (seccomp, no capabilities)" \
