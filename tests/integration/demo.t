@@ -5,7 +5,12 @@
 
 cp "$(dirname "$0")/../demo.sh" "$T/demo.sh"
 chmod a+r "$T/demo.sh"
-demo_dirs() { ls -d /tmp/kjail-demo.* /var/tmp/kjail-demo-home.* 2>/dev/null; }
+# The caller's own only: the test VM runs the root and the user lane side
+# by side, and the other lane's demo may be running.
+demo_dirs() {
+	find /tmp /var/tmp -maxdepth 1 -user "$KJ_UID" \( -name 'kjail-demo.*' -o \
+		-name 'kjail-demo-home.*' \) 2>/dev/null | sort
+}
 before=$(demo_dirs)
 as_caller sh "$T/demo.sh" "$KJAIL" >"$T/demo.out" 2>&1 </dev/null
 rc=$?
