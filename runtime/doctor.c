@@ -87,9 +87,12 @@ static struct check *add(struct report *r, const char *name, const char *status)
 	return c;
 }
 
-/* "fix" part of an error record's message: the text in the last (...). */
-static void split_fix(const char *msg, char *what, size_t wsize, char *fix, size_t fsize)
+/* "fix" part of an error record's message: the text in the last (...).
+ * False when it is only the errno's own advice (error.c's errno_fix): a
+ * check with a better one of its own gives that instead. */
+static bool split_fix(const struct kj_err *e, char *what, size_t wsize, char *fix, size_t fsize)
 {
+	const char *msg = e->msg;
 	size_t n = strlen(msg);
 	const char *open = NULL;
 
@@ -110,6 +113,7 @@ static void split_fix(const char *msg, char *what, size_t wsize, char *fix, size
 		set(what, wsize, "%s", msg);
 		fix[0] = '\0';
 	}
+	return fix[0] && !e->errno_fix;
 }
 
 static void sysctl_read(const char *path, char *out, size_t size)
@@ -159,7 +163,7 @@ static void check_userns(struct report *r)
 		set(what, sizeof(what),
 		    "live probe: a user namespace with our uid mapped, and a mount namespace inside it");
 	} else {
-		split_fix(r->userns_err.msg, what, sizeof(what), fix, sizeof(fix));
+		split_fix(&r->userns_err, what, sizeof(what), fix, sizeof(fix));
 		if (!strcmp(max, "0"))
 			set(c->fix, sizeof(c->fix),
 			    "sysctl -w user.max_user_namespaces=15000 (and in /etc/sysctl.d/)");
@@ -215,10 +219,10 @@ static void check_seccomp(struct report *r, const struct kj_config *cfg)
 		    v->micro, actions);
 		return;
 	}
-	split_fix(r->seccomp_err.msg, what, sizeof(what), fix, sizeof(fix));
+	bool own_fix = split_fix(&r->seccomp_err, what, sizeof(what), fix, sizeof(fix));
 	set(c->detail, sizeof(c->detail), "%s; libseccomp %u.%u.%u", what, v->major, v->minor,
 	    v->micro);
-	set(c->fix, sizeof(c->fix), "%s", fix[0] ? fix : "use a kernel with seccomp filters");
+	set(c->fix, sizeof(c->fix), "%s", own_fix ? fix : "use a kernel with seccomp filters");
 }
 
 /* What Landlock the run would get (landlock_plan(), as launch.c calls it). */
@@ -232,7 +236,7 @@ static void check_landlock(struct report *r, const struct kj_config *cfg)
 	c = add(r, "landlock", !r->landlock_ok ? "fail" : r->landlock_abi > 0 ? "ok" : "info");
 	set(c->detail, sizeof(c->detail), "%s", what);
 	if (!r->landlock_ok) {
-		split_fix(r->landlock_err.msg, why, sizeof(why), fix, sizeof(fix));
+		split_fix(&r->landlock_err, why, sizeof(why), fix, sizeof(fix));
 		put(c->detail, sizeof(c->detail), "; %s", why);
 		set(c->fix, sizeof(c->fix), "%s", fix);
 	}
@@ -250,9 +254,9 @@ static void check_mount_api(struct report *r)
 		    "live probe: fsopen/fsmount of a tmpfs and a read-only open_tree clone of / in a user namespace");
 		return;
 	}
-	split_fix(r->mount_err.msg, what, sizeof(what), fix, sizeof(fix));
+	bool own_fix = split_fix(&r->mount_err, what, sizeof(what), fix, sizeof(fix));
 	set(c->detail, sizeof(c->detail), "%s", what);
-	set(c->fix, sizeof(c->fix), "%s", fix[0] ? fix : "kjail needs Linux 5.12 or later");
+	set(c->fix, sizeof(c->fix), "%s", own_fix ? fix : "kjail needs Linux 5.12 or later");
 }
 
 static void check_network(struct report *r, const struct kj_config *cfg)
@@ -267,9 +271,9 @@ static void check_network(struct report *r, const struct kj_config *cfg)
 		    "live probe: lo up in a new network namespace (what --net none gets)");
 		return;
 	}
-	split_fix(r->net_err.msg, what, sizeof(what), fix, sizeof(fix));
+	bool own_fix = split_fix(&r->net_err, what, sizeof(what), fix, sizeof(fix));
 	set(c->detail, sizeof(c->detail), "--net none (and proxy) cannot work here: %s", what);
-	set(c->fix, sizeof(c->fix), "%s", fix[0] ? fix : "use --net host (no network isolation)");
+	set(c->fix, sizeof(c->fix), "%s", own_fix ? fix : "use --net host (no network isolation)");
 }
 
 /* The limits asked for, through the cgroup module's own look (cg_locate,
@@ -367,7 +371,7 @@ static void check_config(struct report *r, const struct kj_config *cfg, const st
 		set(c->detail, sizeof(c->detail), "none could be chosen");
 	if (cfg_rc) {
 		char what[480];
-		split_fix(cfg_err->msg, what, sizeof(what), c->fix, sizeof(c->fix));
+		split_fix(cfg_err, what, sizeof(what), c->fix, sizeof(c->fix));
 		put(c->detail, sizeof(c->detail), "; the configuration is refused: %s: %s",
 		    cfg_err->part, what);
 	}
@@ -484,7 +488,7 @@ static void check_live(struct report *r, struct kj_config *cfg)
 		if (!err.part[0])
 			kj_fail(&err, "launch", 0, "run kjail exec -- true to see its error line",
 				"the sandbox did not start");
-		split_fix(err.msg, c->detail, sizeof(c->detail), c->fix, sizeof(c->fix));
+		split_fix(&err, c->detail, sizeof(c->detail), c->fix, sizeof(c->fix));
 		r->blocked = true;
 		set(r->verdict, sizeof(r->verdict), "%s: %s", err.part, err.msg);
 		return;

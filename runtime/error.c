@@ -104,7 +104,8 @@ int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix, 
 	n = snprintf(msg, sizeof(msg), "%s", what);
 	if (errnum && n >= 0 && (size_t)n < sizeof(msg))
 		n += snprintf(msg + n, sizeof(msg) - n, ": %s", strerror(errnum));
-	if (!fix && errnum)
+	err->errno_fix = !fix && errnum;
+	if (err->errno_fix)
 		fix = errno_fix(errnum);
 	if (fix && n >= 0 && (size_t)n < sizeof(msg))
 		snprintf(msg + n, sizeof(msg) - n, " (%s)", fix);

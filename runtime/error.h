@@ -19,9 +19,10 @@
 #define KJ_EXIT_NOTFOUND 127
 
 struct kj_err {
-	int exit_code; /* what kjail exits with: 125 unless set otherwise */
-	char part[24]; /* "mount", "net", "seccomp", "option" ... */
-	char msg[488]; /* "<what failed>: <errno text> (<fix>)" */
+	int exit_code;  /* what kjail exits with: 125 unless set otherwise */
+	char part[24];  /* "mount", "net", "seccomp", "option" ... */
+	char msg[488];  /* "<what failed>: <errno text> (<fix>)" */
+	bool errno_fix; /* <fix> is the errno's own (the code knew none better) */
 };
 
 /* Fill err and return -errnum (or -EINVAL when errnum is 0).

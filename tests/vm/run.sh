@@ -298,7 +298,7 @@ done
 # host's /etc only what the suite's programs read (no secrets).
 if [ -n "$hosttests" ]; then
 	mkdir -p kjail/tests var/tmp/kjail-tests/probes etc/ssl
-	cp -R "$repo/tests/lib.sh" "$repo/tests/config-lib.sh" "$repo/tests/integration" \
+	cp -R "$repo/tests/lib.sh" "$repo/tests/config-lib.sh" "$repo/tests/demo.sh" "$repo/tests/integration" \
 		"$repo/tests/escape" kjail/tests/ || die "copy of the host suite failed"
 	cp "$kjail" var/tmp/kjail-tests/kjail || die "copy of kjail failed"
 	probes=$repo/build/tests
