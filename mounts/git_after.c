@@ -89,13 +89,21 @@ int git_named_path(int dirfd, const char *file, const char *prefix, const char *
 	return (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 
-static void watch_add(struct git_after *g, const struct kj_config *cfg, const char *path, bool repo)
+/* The name the kernel has for fd's directory (/proc/self/fd/N), to be
+ * resolved: where it is now, not where a path to it leads by then. */
+static const char *fd_link(int fd, char *buf, size_t size)
+{
+	snprintf(buf, size, "/proc/self/fd/%d", fd);
+	return buf;
+}
+
+/* fd, the directory path led to before the run, watched: what it holds. */
+static void watch_fd(struct git_after *g, int fd, const char *path, bool repo)
 {
 	struct git_watch *v;
 	struct stat st;
-	int fd;
 
-	if (g->ndirs >= MAX_WATCHED || !git_sandbox_writes(cfg, path) || (fd = dir_open(path)) < 0)
+	if (g->ndirs >= MAX_WATCHED)
 		return;
 	v = realloc(g->dirs, (g->ndirs + 1) * sizeof(*v));
 	if (v && fstat(fd, &st) == 0 && (v[g->ndirs].path = strdup(path))) {
@@ -108,38 +116,52 @@ static void watch_add(struct git_after *g, const struct kj_config *cfg, const ch
 	}
 	if (v)
 		g->dirs = v;
+}
+
+static void watch_add(struct git_after *g, const struct kj_config *cfg, const char *path, bool repo)
+{
+	int fd;
+
+	if (!git_sandbox_writes(cfg, path) || (fd = dir_open(path)) < 0)
+		return;
+	watch_fd(g, fd, path, repo);
 	close(fd);
 }
 
-/* fn(arg, dir/worktrees/NAME) for each linked worktree of dir: real
- * directories only. A worktrees/ or worktrees/NAME that is a symlink is
- * not git's (git makes directories there) but a command's: followed, it
- * led kjail's after-run rename onto a host file outside the workspace
- * (worktrees/evil -> /somewhere, whose commondir changed during the
- * run). */
-static void each_worktree(const char *dir, void (*fn)(void *, const char *), void *arg)
+/* fn(arg, fd, dir/worktrees/NAME) for each linked worktree of the git
+ * directory dirfd (dir, as said): real directories only. A worktrees/ or
+ * worktrees/NAME that is a symlink is not git's (git makes directories
+ * there) but a command's: followed, it led kjail's after-run rename onto
+ * a host file outside the workspace (worktrees/evil -> /somewhere, whose
+ * commondir changed during the run). Each entry is opened once, beneath
+ * worktrees/ and through no symlink, and fn works on that fd: a check by
+ * stat and then a path opened again left a window in which another
+ * process writing the workspace (a second sandbox on it) could swap the
+ * directory for such a symlink. */
+static void each_worktree(int dirfd, const char *dir, void (*fn)(void *, int, const char *),
+			  void *arg)
 {
 	char sub[PATH_MAX];
 	struct dirent *e;
-	struct stat st;
-	int dfd = dir_open(dir), wfd;
+	int wfd = openat(dirfd, "worktrees", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd;
 	DIR *d;
 
-	if (dfd < 0)
-		return;
-	wfd = openat(dfd, "worktrees", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(dfd);
 	if (wfd < 0 || !(d = fdopendir(wfd))) {
 		if (wfd >= 0)
 			close(wfd);
 		return;
 	}
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && fstatat(wfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(st.st_mode) &&
-		    (size_t)snprintf(sub, sizeof(sub), "%s/worktrees/%s", dir, e->d_name) <
-			    sizeof(sub))
-			fn(arg, sub);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' ||
+		    (size_t)snprintf(sub, sizeof(sub), "%s/worktrees/%s", dir, e->d_name) >=
+			    sizeof(sub) ||
+		    (fd = path_open(wfd, e->d_name, O_DIRECTORY,
+				    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+					    RESOLVE_NO_MAGICLINKS)) < 0)
+			continue;
+		fn(arg, fd, sub);
+		close(fd);
+	}
 	closedir(d);
 }
 
@@ -148,20 +170,28 @@ struct watch_ctx {
 	const struct kj_config *cfg;
 };
 
-static void watch_worktree(void *arg, const char *path)
+/* Judged by where fd is, not by where path leads by now. */
+static void watch_worktree(void *arg, int fd, const char *path)
 {
 	struct watch_ctx *c = arg;
+	char link[64];
 
-	watch_add(c->g, c->cfg, path, false);
+	if (git_sandbox_writes(c->cfg, fd_link(fd, link, sizeof(link))))
+		watch_fd(c->g, fd, path, false);
 }
 
 /* A repository's directory and its linked worktrees' directories. */
 static void watch_repo(struct git_after *g, const struct kj_config *cfg, const char *dir)
 {
 	struct watch_ctx c = {g, cfg};
+	int fd = dir_open(dir);
 
-	watch_add(g, cfg, dir, true);
-	each_worktree(dir, watch_worktree, &c);
+	if (fd < 0)
+		return;
+	if (git_sandbox_writes(cfg, dir))
+		watch_fd(g, fd, dir, true);
+	each_worktree(fd, dir, watch_worktree, &c);
+	close(fd);
 }
 
 /* .git is a file ("gitdir: PATH"): the directory it names, and the
@@ -242,12 +272,13 @@ static const struct git_watch *watch_find(const struct git_after *g, const char 
 	return NULL;
 }
 
-/* path, as said (into buf): canonical, and relative to the workspace
- * when inside it. */
-static const char *shown(const struct git_after *g, const char *path, char *buf)
+/* fd's directory (path, if the kernel cannot name it), as said (into
+ * buf): canonical, and relative to the workspace when inside it. */
+static const char *shown(const struct git_after *g, int fd, const char *path, char *buf)
 {
+	char link[64];
 	size_t n = strlen(g->workspace);
-	const char *p = realpath(path, buf) ? buf : path;
+	const char *p = realpath(fd_link(fd, link, sizeof(link)), buf) ? buf : path;
 
 	return !strncmp(p, g->workspace, n) && p[n] == '/' ? p + n + 1 : p;
 }
@@ -274,23 +305,28 @@ static bool made_during_run(const struct git_after *g, int dirfd, const char *na
 		(st.st_ctim.tv_sec == g->start.tv_sec && st.st_ctim.tv_nsec >= g->start.tv_nsec));
 }
 
-/* path after the run: each of redirects[] it did not have before (before:
- * as the run found it, and the same directory then) is renamed to
- * NAME.kjail-refused. */
-static int check_dir(const struct git_after *g, const char *path, const struct git_watch *before)
+/* fd is the directory w watched before the run. */
+static bool same_dir(int fd, const struct git_watch *w)
 {
 	struct stat st;
-	char what[PATH_MAX + 64], buf[PATH_MAX];
-	int fd = dir_open(path), rc = 0;
-	const char *said = shown(g, path, buf);
 
-	if (fd < 0)
-		return 0; /* gone (git worktree prune, say): nothing host git reads */
-	if (before &&
-	    (fstat(fd, &st) < 0 || st.st_dev != before->dev || st.st_ino != before->ino)) {
+	return fstat(fd, &st) == 0 && st.st_dev == w->dev && st.st_ino == w->ino;
+}
+
+/* fd (path, as host git reaches it) after the run: each of redirects[] it
+ * did not have before (before: as the run found it, and the same
+ * directory then) is renamed to NAME.kjail-refused. All through fd: the
+ * directory looked at is the one changed. */
+static int check_dir(const struct git_after *g, int fd, const char *path,
+		     const struct git_watch *before)
+{
+	char what[PATH_MAX + 64], buf[PATH_MAX];
+	int rc = 0;
+	const char *said = shown(g, fd, path, buf);
+
+	if (before && !same_dir(fd, before)) {
 		/* A parent renamed during the run: path now leads to a
 		 * directory the command may have made, whole. */
-		close(fd);
 		snprintf(what, sizeof(what), "%s is not the directory it was before the run", said);
 		return fail(0, "check it before running git there", what);
 	}
@@ -309,7 +345,6 @@ static int check_dir(const struct git_after *g, const char *path, const struct g
 			rc = fail(errno, "remove it before running git there", what);
 		}
 	}
-	close(fd);
 	return rc;
 }
 
@@ -318,26 +353,36 @@ struct check_ctx {
 	int rc;
 };
 
-/* A worktrees/ entry not watched: judged by the clock. */
-static void check_worktree(void *arg, const char *path)
+/* A worktrees/ entry not watched (or no longer the directory that was):
+ * judged by the clock. */
+static void check_worktree(void *arg, int fd, const char *path)
 {
 	struct check_ctx *c = arg;
+	const struct git_watch *w = watch_find(c->g, path);
 	int rc;
 
-	if (!watch_find(c->g, path) && (rc = check_dir(c->g, path, NULL)))
+	if ((!w || !same_dir(fd, w)) && (rc = check_dir(c->g, fd, path, NULL)))
 		c->rc = rc;
 }
 
+/* Each watched directory, opened once and checked through that fd; a
+ * repository's worktrees/ only when it is still the one watched: its
+ * path may lead, by now, to a host directory the command chose (a
+ * parent swapped for a symlink), whose worktrees kjail must not rename
+ * in. */
 static int check_watched(struct git_after *g)
 {
 	struct check_ctx c = {g, 0};
-	int rc;
+	int rc, fd;
 
 	for (size_t i = 0; i < g->ndirs; i++) {
-		if ((rc = check_dir(g, g->dirs[i].path, &g->dirs[i])))
+		if ((fd = dir_open(g->dirs[i].path)) < 0)
+			continue; /* gone (git worktree prune, say): nothing host git reads */
+		if ((rc = check_dir(g, fd, g->dirs[i].path, &g->dirs[i])))
 			c.rc = rc;
-		if (g->dirs[i].repo)
-			each_worktree(g->dirs[i].path, check_worktree, &c);
+		if (g->dirs[i].repo && same_dir(fd, &g->dirs[i]))
+			each_worktree(fd, g->dirs[i].path, check_worktree, &c);
+		close(fd);
 	}
 	for (size_t i = 0; i < g->ndirs; i++)
 		free(g->dirs[i].path);

@@ -197,6 +197,39 @@ wait
 ok worktree_symlink_not_followed_by_the_check test -e "$T/victim-wt/commondir" -a ! -e "$T/victim-wt/commondir.kjail-refused"
 rm -f "$WS/.git/worktrees/evil"
 
+# The same symlink put there by another process that writes the workspace
+# (a second sandbox on it), between kjail's look at worktrees/NAME and its
+# use of it. strace holds kjail just after the system call that names the
+# entry (the old check's stat, the new one's open) while the test, as
+# that process, moves the directory aside and puts there a symlink to a
+# host directory outside the workspace, whose commondir it changes. The
+# directory kjail looked at is the one it checks: the command's commondir
+# there is set aside, the host file is not touched.
+if command -v strace >/dev/null; then
+	V=$T/victim-race
+	mkdir -p "$V" "$T/race" && echo old >"$V/commondir" && chown -R "$KJ_UID:$KJ_GID" "$V" "$T/race"
+	# shellcheck disable=SC2086 # KJ_EXEC_ARGS is meant to split
+	as_caller timeout -s KILL 30 strace -qq -o "$T/race/trace" -P kjrace \
+		-e trace=newfstatat,openat,openat2 -e inject=newfstatat,openat,openat2:delay_exit=2000000 \
+		"$KJAIL" exec $KJ_EXEC_ARGS -- sh -c 'mkdir -p .git/worktrees/kjrace && echo ../.. >.git/worktrees/kjrace/commondir' \
+		>/dev/null 2>"$T/race/err" </dev/null &
+	bg=$!
+	held=no
+	if settles 10 grep -qs kjrace "$T/race/trace"; then
+		held=yes
+		as_caller sh -c 'mv .git/worktrees/kjrace kjrace-aside && ln -s "$1" .git/worktrees/kjrace && echo changed >"$1/commondir"' sh "$V"
+	fi
+	wait $bg
+	is "$held:$?" "yes:0" worktree_swapped_after_the_look_kjail_held_there
+	ok worktree_swapped_for_symlink_after_the_look_not_followed \
+		test -e "$V/commondir" -a ! -e "$V/commondir.kjail-refused"
+	ok worktree_swapped_after_the_look_checked_dir_set_aside \
+		test -e "$WS/kjrace-aside/commondir.kjail-refused" -a ! -e "$WS/kjrace-aside/commondir"
+	rm -rf "$WS/.git/worktrees/kjrace" "$WS/kjrace-aside"
+else
+	skip worktree_swapped_for_symlink_after_the_look_not_followed "no strace"
+fi
+
 # A submodule's own index: a recursive `git status` runs a status in
 # each submodule, which enters the submodules of its own index in turn.
 # A repository the command nests in a submodule and links from that

@@ -141,6 +141,22 @@ like "$err" "kjail: git: the command made a submodule lead to $W/evilw \(host gi
 	worktree_gitlink_target_config_set_aside_and_said
 host_git -C "$W" status
 ok worktree_gitlink_no_fsmonitor_runs_on_host not_pwned wtlink
+# The common directory swapped during the run, by another process that
+# writes it (a second sandbox on it), for a symlink to a host directory
+# outside: said, and its worktrees/ not walked, so nothing there is
+# renamed (its worktrees/x/commondir changed during the run).
+R=$T/g4s W=$T/g4s-w V=$T/g4s-victim
+repo "$R" && git -C "$R" "${G[@]}" worktree add -q "$W" 2>/dev/null &&
+	mkdir -p "$V/worktrees/g4s-w" "$V/worktrees/x" && echo old >"$V/worktrees/x/commondir"
+give "$R" "$W" "$V"
+(settles 10 test -e "$W/started" &&
+	as_caller sh -c 'mv "$1/.git" "$1/.git-moved" && ln -s "$2" "$1/.git" && echo changed >"$2/worktrees/x/commondir" && touch "$3/swapped"' sh "$R" "$V" "$W") &
+KJ_KILL_AFTER=30 kj exec --workspace "$W" --rw "$R/.git" -- sh -c 'touch started; for i in $(seq 100); do [ -e swapped ] && exit 0; sleep 0.1; done; exit 9'
+wait
+like "$rc:$err" "^125:.*kjail: git: $V is not the directory it was before the run" \
+	swapped_common_dir_said
+ok swapped_common_dir_worktrees_not_walked \
+	test -e "$V/worktrees/x/commondir" -a ! -e "$V/worktrees/x/commondir.kjail-refused"
 
 # A worktrees directory kjail cannot open (a symlink loop here): an
 # error, never "no linked worktree" (which would leave every other
