@@ -278,8 +278,7 @@ __attribute__((noreturn)) static void exec_command(struct sandbox *sb, int slave
 		child_die(sb, &err);
 	kj_trace("command: seccomp loaded, exec");
 	e = exec_search(cfg->argv, sb->envp);
-	kj_fail(&err, "exec", e, NULL, "%s", cfg->argv[0]);
-	err.exit_code = e == ENOENT ? KJ_EXIT_NOTFOUND : KJ_EXIT_NOEXEC;
+	kj_exec_fail(&err, e, cfg->argv[0]);
 	child_die(sb, &err);
 }
 

@@ -107,10 +107,16 @@ int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix, 
 	err->errno_fix = !fix && errnum;
 	if (err->errno_fix)
 		fix = errno_fix(errnum);
-	if (fix && n >= 0 && (size_t)n < sizeof(msg))
+	if (fix && *fix && n >= 0 && (size_t)n < sizeof(msg))
 		snprintf(msg + n, sizeof(msg) - n, " (%s)", fix);
 	put_escaped(err->msg, sizeof(err->msg), 0, msg);
 	return errnum ? -errnum : -EINVAL;
+}
+
+void kj_exec_fail(struct kj_err *err, int e, const char *argv0)
+{
+	kj_fail(err, "exec", e, "", "%s", argv0);
+	err->exit_code = e == ENOENT ? KJ_EXIT_NOTFOUND : KJ_EXIT_NOEXEC;
 }
 
 int kj_fail(struct kj_err *err, const char *part, int errnum, const char *fix, const char *fmt, ...)

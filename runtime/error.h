@@ -27,11 +27,15 @@ struct kj_err {
 
 /* Fill err and return -errnum (or -EINVAL when errnum is 0).
  * errnum 0 leaves out the errno text; fix NULL means the errno's own
- * (errno_fix in error.c), or none when errnum is 0. */
+ * (errno_fix in error.c), or none when errnum is 0; fix "" means none. */
 int kj_fail(struct kj_err *err, const char *part, int errnum, const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 int kj_failv(struct kj_err *err, const char *part, int errnum, const char *fix, const char *fmt,
 	     va_list ap) __attribute__((format(printf, 5, 0)));
+/* COMMAND could not be executed (errno e): "exec: ARGV0: <errno text>",
+ * exit 127 when not found, else 126, as a shell says it, with no fix: it
+ * is the command's failure, not the sandbox's. */
+void kj_exec_fail(struct kj_err *err, int e, const char *argv0);
 
 /* write(2), but given up after ms when fd takes nothing: -1 and EINTR
  * (or what it wrote until then). For the caller's own terminal or pipe,

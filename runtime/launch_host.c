@@ -140,8 +140,7 @@ __attribute__((noreturn)) static void run_command(struct sandbox *sb)
 	environ = sb->envp; /* execvp searches the scrubbed PATH */
 	execvp(cfg->argv[0], cfg->argv);
 	e = errno;
-	kj_fail(&err, "exec", e, NULL, "%s", cfg->argv[0]);
-	err.exit_code = e == ENOENT ? KJ_EXIT_NOTFOUND : KJ_EXIT_NOEXEC;
+	kj_exec_fail(&err, e, cfg->argv[0]);
 	(void)channel_send_err(sb->chan[1], &err);
 	_exit(err.exit_code);
 }

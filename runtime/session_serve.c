@@ -224,8 +224,7 @@ __attribute__((noreturn)) static void exec_child(const struct sandbox *sb, int c
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	command_close_fds(connfd);
 	e = exec_search(x->argv, x->envp);
-	kj_fail(&err, "exec", e, NULL, "%s", x->argv[0]);
-	err.exit_code = e == ENOENT ? KJ_EXIT_NOTFOUND : KJ_EXIT_NOEXEC;
+	kj_exec_fail(&err, e, x->argv[0]);
 	reply(connfd, SESSION_FAILED, err.exit_code, err.msg);
 	_exit(err.exit_code);
 }

@@ -703,7 +703,9 @@ if command -v strace >/dev/null; then
 	bg=$!
 	kjpid=
 	proxy_up() {
-		kjpid=$(pgrep -o -f -- "^$KJAIL exec .*killed\.log") # (the proxy has its command line)
+		# This file's own run ($T): the test VM runs the other lane's
+		# proxy.t beside this one, with a kjail of the same path.
+		kjpid=$(pgrep -o -f -- "^$KJAIL exec .*$T/swap/killed\.log") # (the proxy has its command line)
 		[ -n "$kjpid" ] || return 1
 		for c in $(cat "/proc/$kjpid/task/$kjpid/children" 2>/dev/null); do
 			[ "$(cat "/proc/$c/comm" 2>/dev/null)" = kjail-proxy ] && return 0
@@ -734,7 +736,7 @@ if command -v strace >/dev/null; then
 	bg=$!
 	kjpid=
 	planted_up() {
-		kjpid=$(pgrep -o -f -- "^$KJAIL exec .*planted\.log") || return 1
+		kjpid=$(pgrep -o -f -- "^$KJAIL exec .*$T/shared/planted\.log") || return 1
 		for c in $(cat "/proc/$kjpid/task/$kjpid/children" 2>/dev/null); do
 			[ "$(cat "/proc/$c/comm" 2>/dev/null)" = kjail-proxy ] && return 0
 		done

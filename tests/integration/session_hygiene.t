@@ -348,7 +348,7 @@ if command -v strace >/dev/null; then
 	wait "$held"
 	rc=$?
 	err=$(grep -v '^strace: ' "$T/held.err") # (strace's notes on the kill)
-	is "$rc:$err" "125:kjail: session: the supervisor of '$S-supkill' died while starting" \
+	is "$rc:$err" "125:kjail: session: the supervisor of '$S-supkill' died while starting (retry; if it repeats, kjail doctor checks the host)" \
 		"killed_supervisor_reported_by_create (it had made: $files_made)"
 	is "$(ls -A "$sdir" 2>/dev/null | grep "^$S-supkill\." | tr '\n' ' ')" "" \
 		killed_supervisor_leaves_no_socket_or_lock
