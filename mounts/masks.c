@@ -18,6 +18,7 @@
 #include "mounts/mountapi.h"
 #include "mounts/rootfs.h"
 #include "mounts/sockets.h"
+#include "runtime/conffile.h"
 
 const char *const credential_paths[] = {
 	".ssh",
@@ -191,19 +192,19 @@ static int mask_home(int rootfd, const struct kj_config *cfg, const char *home, 
 /* $XDG_CONFIG_HOME moves ~/.config: git, gh and gcloud then keep their
  * tokens below it, and the masks of ~/.config/... alone would leave
  * `cat $XDG_CONFIG_HOME/gh/hosts.yml` (or git/credentials) readable
- * through the read-only root. Read here, in the setup child, which still
+ * through the read-only root; so would $XDG_CONFIG_HOME/kjail, kjail's
+ * own configuration then. Read here, in the setup child, which still
  * has the caller's environment (the command's own is built apart, in
- * runtime/env.c). A relative value is ignored: it names a directory
- * below the command's cwd, the workspace the caller exposed anyway. */
+ * runtime/env.c). A relative value was refused before (the same check). */
 static int mask_xdg_config(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 {
 	static const char prefix[] = ".config/";
-	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *xdg;
 	char path[PATH_MAX];
 	int rc = 0;
 
-	if (!xdg || xdg[0] != '/')
-		return 0;
+	if ((rc = conf_xdg_config_home(&xdg, err)) || !xdg)
+		return rc;
 	for (int i = 0; i < 3 && cfg->homes[i]; i++)
 		if (snprintf(path, sizeof(path), "%s/.config", cfg->homes[i]) > 0 &&
 		    !strcmp(path, xdg))

@@ -99,6 +99,73 @@ const char *conf_home(void)
 	return NULL;
 }
 
+int conf_xdg_config_home(const char **xdg, struct kj_err *err)
+{
+	const char *x = getenv("XDG_CONFIG_HOME");
+
+	*xdg = x && *x ? x : NULL;
+	/* The XDG Base Directory spec calls a relative value invalid. Read
+	 * from the current directory (the default workspace), it would be
+	 * configuration a sandbox could write; ignored, the caller's
+	 * settings would be silently skipped, and a run go without what
+	 * they restricted. */
+	if (*xdg && x[0] != '/') {
+		*xdg = NULL;
+		return kj_fail(err, "settings", 0, "make it an absolute path, or unset it",
+			       "XDG_CONFIG_HOME=%s is not an absolute path", x);
+	}
+	return 0;
+}
+
+int conf_user_dir(const char **dir, struct kj_err *err)
+{
+	static char buf[PATH_MAX];
+	const char *xdg, *home = conf_home();
+	size_t n;
+	int len;
+
+	*dir = NULL;
+	if (conf_xdg_config_home(&xdg, err))
+		return -EINVAL;
+	if (xdg) {
+		/* "/u/.xdg/" reads as "/u/.xdg": paths are compared as text
+		 * too (a grant of the directory is refused by name). */
+		for (n = strlen(xdg); n > 1 && xdg[n - 1] == '/'; n--)
+			;
+		len = snprintf(buf, sizeof(buf), "%.*s/kjail", (int)n, n == 1 ? "" : xdg);
+	} else if (home) {
+		len = snprintf(buf, sizeof(buf), "%s/%s", home, KJ_USER_DIR);
+	} else {
+		return 0;
+	}
+	if (len < 0 || (size_t)len >= sizeof(buf))
+		return kj_fail(err, "settings", ENAMETOOLONG,
+			       xdg ? "set a shorter XDG_CONFIG_HOME" : "set a shorter HOME", "%s",
+			       xdg ? xdg : home);
+	*dir = buf;
+	return 0;
+}
+
+char *conf_user_unread(const char *name)
+{
+	const char *home = conf_home(), *dir;
+	struct kj_err err;
+	struct stat old, cur;
+	char path[PATH_MAX], now[PATH_MAX];
+
+	if (!home || conf_user_dir(&dir, &err) || !dir ||
+	    (size_t)snprintf(path, sizeof(path), "%s/%s/%s", home, KJ_USER_DIR, name) >=
+		    sizeof(path) ||
+	    (size_t)snprintf(now, sizeof(now), "%s/%s", dir, name) >= sizeof(now) ||
+	    !strcmp(path, now) || lstat(path, &old) < 0)
+		return NULL;
+	/* The same file under two names (a symlink) is read, not shadowed. */
+	if (stat(path, &old) == 0 && stat(now, &cur) == 0 && old.st_dev == cur.st_dev &&
+	    old.st_ino == cur.st_ino)
+		return NULL;
+	return strdup(path);
+}
+
 const char *conf_shown(const char *path)
 {
 	const char *home = conf_home();

@@ -39,11 +39,12 @@ const char *line_source(const struct kj_line *ln, char *buf, size_t size);
  * line), so the same problem reads the same from every source. */
 void line_error(const struct kj_line *ln, struct kj_err *err);
 
-/* Where kjail's own configuration lives. Never taken from the environment:
- * whoever can set a variable must not be able to redirect the admin's
- * settings or policy. */
+/* Where kjail's own configuration lives. The admin's is never taken from
+ * the environment: whoever can set a variable must not be able to
+ * redirect the admin's settings or policy. The caller's own follows
+ * $XDG_CONFIG_HOME and $HOME (conf_user_dir), as the caller's files do. */
 #define KJ_ETC "/etc/kjail"
-#define KJ_USER_DIR ".config/kjail" /* below the caller's home */
+#define KJ_USER_DIR ".config/kjail" /* below the caller's home, without XDG_CONFIG_HOME */
 
 /* Every configuration file kjail looked at, for doctor and for the check
  * that none of them is somewhere the sandbox can write. */
@@ -124,5 +125,21 @@ const char *conf_shown(const char *path);
 /* The caller's home for ~/.config/kjail ($HOME if absolute, else the user
  * database), or NULL. */
 const char *conf_home(void);
+
+/* $XDG_CONFIG_HOME, the one check of it wherever it is read (settings,
+ * profiles, the grants it may not hold, the masks): *xdg is NULL when it
+ * is unset or empty, else its value, absolute. A relative value is
+ * refused: -EINVAL with err filled. */
+int conf_xdg_config_home(const char **xdg, struct kj_err *err);
+
+/* The caller's configuration directory, $XDG_CONFIG_HOME/kjail when that
+ * is set, else ~/.config/kjail: *dir (static) or NULL when there is
+ * neither a home nor XDG_CONFIG_HOME. 0, or -errno with err filled. */
+int conf_user_dir(const char **dir, struct kj_err *err);
+
+/* The caller's ~/.config/kjail/NAME when $XDG_CONFIG_HOME moved the
+ * configuration directory elsewhere and it exists there, not being the
+ * file kjail reads: for doctor's warning. NULL otherwise; malloc'd. */
+char *conf_user_unread(const char *name);
 
 #endif

@@ -191,10 +191,10 @@ static bool passes_symlink(int homefd, const char *rel)
  * ~/.ssh as a link to /data/ssh made `--ro /data` show the keys; with
  * $XDG_CONFIG_HOME, gh's and git's tokens live below it (masks.c masks
  * them there), and `--ro $XDG_CONFIG_HOME` showed them. */
-static void find_cred_places(struct kj_config *cfg)
+static int find_cred_places(struct kj_config *cfg, struct kj_err *err)
 {
 	static const char prefix[] = ".config/";
-	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *xdg;
 	char path[PATH_MAX];
 
 	for (int i = 0; i < 3 && cfg->homes[i]; i++) {
@@ -208,13 +208,16 @@ static void find_cred_places(struct kj_config *cfg)
 				add_cred_place(cfg, path, false);
 		close(fd);
 	}
-	if (!xdg || xdg[0] != '/')
-		return;
-	for (int c = 0; credential_paths[c]; c++)
+	/* $XDG_CONFIG_HOME/kjail among them: kjail's own configuration
+	 * there, by the rules of ~/.config/kjail. */
+	if (conf_xdg_config_home(&xdg, err))
+		return -EINVAL;
+	for (int c = 0; xdg && credential_paths[c]; c++)
 		if (!strncmp(credential_paths[c], prefix, sizeof(prefix) - 1) &&
 		    (size_t)snprintf(path, sizeof(path), "%s/%s", xdg,
 				     credential_paths[c] + sizeof(prefix) - 1) < sizeof(path))
 			add_cred_place(cfg, path, true);
+	return 0;
 }
 
 /* src is, is inside, or contains the credential store at cred. */
@@ -820,8 +823,7 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 	cfg->root = canon;
 
 	find_homes(cfg);
-	find_cred_places(cfg);
-	if ((rc = find_session_dirs(cfg, err)))
+	if ((rc = find_cred_places(cfg, err)) || (rc = find_session_dirs(cfg, err)))
 		return rc;
 
 	if (!cfg->workspace.src) {

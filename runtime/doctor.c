@@ -363,6 +363,7 @@ static void check_config(struct report *r, const struct kj_config *cfg, const st
 			 int cfg_rc, const struct kj_err *cfg_err)
 {
 	struct check *c = add(r, "profile", cfg_rc ? "fail" : "ok");
+	char *unread;
 
 	if (s->profile.name)
 		set(c->detail, sizeof(c->detail), "%s (chosen by %s; %s)", s->profile.name,
@@ -385,6 +386,19 @@ static void check_config(struct report *r, const struct kj_config *cfg, const st
 		if (strncmp(s->files.v[i].state, "built-in", 8))
 			put(c->detail, sizeof(c->detail), "%s%s: %s", c->detail[0] ? "; " : "",
 			    s->files.v[i].shown, s->files.v[i].state);
+	/* Settings the caller wrote where kjail no longer looks: each run
+	 * goes without them, and says nothing. */
+	if ((unread = conf_user_unread("settings"))) {
+		const char *dir = NULL;
+		struct kj_err e;
+		c->status = "warn";
+		put(c->detail, sizeof(c->detail), "%s%s: there, not read (XDG_CONFIG_HOME is set)",
+		    c->detail[0] ? "; " : "", conf_shown(unread));
+		if (conf_user_dir(&dir, &e) == 0 && dir)
+			set(c->fix, sizeof(c->fix), "move its lines to %s/settings",
+			    conf_shown(dir));
+		free(unread);
+	}
 	c = add(r, "policy", "info");
 	put(c->detail, sizeof(c->detail), "%s: %s", KJ_POLICY_FILE,
 	    s->policy.state ? s->policy.state : "not read");

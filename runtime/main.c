@@ -78,8 +78,10 @@ static int cmd_profile(int argc, char **argv)
 	struct kj_err err = {0};
 
 	if (argc == 1 && !strcmp(argv[0], "list")) {
-		profile_list(stdout);
-		return 0;
+		if (profile_list(stdout, &err) == 0)
+			return 0;
+		kj_err_print(&err);
+		return KJ_EXIT_SETUP;
 	}
 	if (argc == 2 && !strcmp(argv[0], "show")) {
 		if (profile_show(argv[1], stdout, &err) == 0)

@@ -25,18 +25,25 @@ struct found {
 	char *text;              /* mutable copy */
 };
 
-/* The directories searched, highest first; the built-ins come last. */
-static int search_dir(int i, char *out, size_t size, enum conf_trust *trust)
+/* The directories searched, highest first; the built-ins come last.
+ * -ENOENT past the last; another -errno with err filled (a relative
+ * XDG_CONFIG_HOME). */
+static int search_dir(int i, char *out, size_t size, enum conf_trust *trust, struct kj_err *err)
 {
-	const char *home = conf_home();
+	const char *dir;
+	int rc;
 
 	if (i == 0) {
 		snprintf(out, size, "%s/profiles", KJ_ETC);
 		*trust = CONF_SYSTEM;
 		return 0;
 	}
-	if (i == 1 && home) {
-		snprintf(out, size, "%s/%s/profiles", home, KJ_USER_DIR);
+	if (i == 1) {
+		if ((rc = conf_user_dir(&dir, err)))
+			return rc;
+		if (!dir)
+			return -ENOENT;
+		snprintf(out, size, "%s/profiles", dir);
 		*trust = CONF_USER;
 		return 0;
 	}
@@ -106,7 +113,9 @@ static int find(const char *ref, const char *label, struct found *f, struct kj_e
 	}
 	if ((rc = check_name(ref, label, f->name, err)))
 		return rc;
-	for (int i = 0; search_dir(i, path, sizeof(path), &trust) == 0; i++) {
+	for (int i = 0; (rc = search_dir(i, path, sizeof(path), &trust, err)) != -ENOENT; i++) {
+		if (rc)
+			return rc;
 		size_t n = strlen(path);
 		snprintf(path + n, sizeof(path) - n, "/%s%s", f->name, SUFFIX);
 		rc = conf_read("profile", path, trust, &f->text, &f->real, err);
@@ -386,32 +395,35 @@ static void describe(const char *text, const char *name, size_t nlen, char *out,
 	}
 }
 
-static void list_dir(FILE *out, int i)
+static int list_dir(FILE *out, int i, struct kj_err *err)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 300], desc[200], ref[256], lower[MAX_NAME + 1];
 	enum conf_trust trust;
 	struct dirent *d;
 	DIR *dp;
+	int rc = search_dir(i, dir, sizeof(dir), &trust, err);
 
-	if (search_dir(i, dir, sizeof(dir), &trust) || !(dp = opendir(dir)))
-		return;
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	if (!(dp = opendir(dir)))
+		return 0;
 	while ((d = readdir(dp))) {
 		size_t len = strlen(d->d_name);
 		char *text, *real;
-		struct kj_err err;
+		struct kj_err why;
 
 		if (len <= strlen(SUFFIX) || strcmp(d->d_name + len - strlen(SUFFIX), SUFFIX))
 			continue;
 		/* Only what --profile can name: "bad name", ".hidden" or
 		 * "MyProf" (names are looked up in lower case) never are. */
 		snprintf(ref, sizeof(ref), "%.*s", (int)(len - strlen(SUFFIX)), d->d_name);
-		if (len - strlen(SUFFIX) > MAX_NAME || check_name(ref, "--profile", lower, &err) ||
+		if (len - strlen(SUFFIX) > MAX_NAME || check_name(ref, "--profile", lower, &why) ||
 		    strcmp(ref, lower))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		if (conf_read("profile", path, trust, &text, &real, &err)) {
+		if (conf_read("profile", path, trust, &text, &real, &why)) {
 			fprintf(out, "%-12.*s %s (refused: %s)\n", (int)(len - strlen(SUFFIX)),
-				d->d_name, conf_shown(path), err.msg);
+				d->d_name, conf_shown(path), why.msg);
 			continue;
 		}
 		describe(text, d->d_name, len - strlen(SUFFIX), desc, sizeof(desc));
@@ -421,16 +433,21 @@ static void list_dir(FILE *out, int i)
 		free(real);
 	}
 	closedir(dp);
+	return 0;
 }
 
-void profile_list(FILE *out)
+int profile_list(FILE *out, struct kj_err *err)
 {
 	char desc[200];
 	const char *b;
+	int rc;
 
+	/* A relative XDG_CONFIG_HOME is refused before anything is listed. */
+	if ((rc = conf_user_dir(&b, err)))
+		return rc;
 	/* In search order: a file listed first shadows a later one. */
-	list_dir(out, 0);
-	list_dir(out, 1);
+	if ((rc = list_dir(out, 0, err)) || (rc = list_dir(out, 1, err)))
+		return rc;
 	for (size_t i = 0; (b = kjail_builtin_name(i)); i++) {
 		size_t len = strlen(b);
 		if (len <= strlen(SUFFIX) || strcmp(b + len - strlen(SUFFIX), SUFFIX))
@@ -439,6 +456,7 @@ void profile_list(FILE *out)
 		fprintf(out, "%-12.*s built-in%s%s\n", (int)(len - strlen(SUFFIX)), b,
 			desc[0] ? ": " : "", desc);
 	}
+	return 0;
 }
 
 int profile_show(const char *ref, FILE *out, struct kj_err *err)

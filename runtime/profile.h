@@ -2,7 +2,8 @@
  *
  * A profile is a file of option lines (conffile.h) plus `include NAME`.
  * NAME is looked up in /etc/kjail/profiles/NAME.profile, then
- * ~/.config/kjail/profiles/NAME.profile, then the built-ins compiled from
+ * ~/.config/kjail/profiles/NAME.profile ($XDG_CONFIG_HOME/kjail/... when
+ * that is set), then the built-ins compiled from
  * profiles/; never in the workspace or the current directory. A reference
  * with a '/' is a path: in an include line, a relative one is read from
  * the directory of the file that includes it. Names are matched in lower
@@ -56,8 +57,9 @@ int profile_load(const char *ref, const char *label, struct kj_profile *p,
  * names must not be used afterwards. */
 void profile_free(struct kj_profile *p);
 
-/* kjail profile list: every profile, where it comes from, what it is for. */
-void profile_list(FILE *out);
+/* kjail profile list: every profile, where it comes from, what it is for.
+ * 0, or -errno with err filled (a relative XDG_CONFIG_HOME). */
+int profile_list(FILE *out, struct kj_err *err);
 
 /* kjail profile show REF: its resolved lines, each validated and shown
  * with the file and line it came from; secret-looking values hidden. */

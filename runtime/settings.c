@@ -43,15 +43,21 @@ static int read_settings(const char *path, enum conf_trust trust, struct kj_line
 
 static int read_sources(struct kj_lines layers[L_COUNT], struct kj_sources *src, struct kj_err *err)
 {
-	const char *home = conf_home(), *env = getenv("KJAIL_PROFILE");
-	char path[PATH_MAX];
+	const char *dir, *env = getenv("KJAIL_PROFILE");
+	/* Static: outside the home (an $XDG_CONFIG_HOME elsewhere)
+	 * conf_shown() returns path itself, which src->files keeps. */
+	static char path[PATH_MAX];
 	int rc;
 
 	if ((rc = read_settings(KJ_ETC "/settings", CONF_SYSTEM, &layers[L_SYSTEM], &src->files,
 				err)))
 		return rc;
-	if (home) {
-		snprintf(path, sizeof(path), "%s/%s/settings", home, KJ_USER_DIR);
+	/* $XDG_CONFIG_HOME/kjail or ~/.config/kjail; a relative
+	 * XDG_CONFIG_HOME is refused here, before anything runs. */
+	if ((rc = conf_user_dir(&dir, err)))
+		return rc;
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/settings", dir);
 		if ((rc = read_settings(path, CONF_USER, &layers[L_USER], &src->files, err)))
 			return rc;
 		/* Read or not, no other user may be able to put it there or
@@ -265,15 +271,24 @@ static int check_file_out_of_reach(const struct kj_config *cfg, const char *show
  * shadowed the built-in one, and the next run read it. */
 static int check_dirs_out_of_reach(const struct kj_config *cfg, struct kj_err *err)
 {
-	const char *home = conf_home(), *dirs[2 + 3] = {KJ_ETC "/profiles"};
+	const char *home = conf_home(), *udir, *dirs[3 + 3] = {KJ_ETC "/profiles"};
 	const char *roots[1 + KJ_MAX_BINDS];
 	struct stat rs[1 + KJ_MAX_BINDS];
-	char user[PATH_MAX], up[PATH_MAX];
+	char user[PATH_MAX], legacy[PATH_MAX], up[PATH_MAX];
 	size_t n = 1, nconf, nroots = 0;
+	int rc;
 
-	if (home && (size_t)snprintf(user, sizeof(user), "%s/%s/profiles", home, KJ_USER_DIR) <
-			    sizeof(user))
+	if ((rc = conf_user_dir(&udir, err)))
+		return rc;
+	if (udir && (size_t)snprintf(user, sizeof(user), "%s/profiles", udir) < sizeof(user))
 		dirs[n++] = user;
+	/* ~/.config/kjail too when $XDG_CONFIG_HOME moved it: a run
+	 * without that variable reads it again. */
+	if (home &&
+	    (size_t)snprintf(legacy, sizeof(legacy), "%s/%s/profiles", home, KJ_USER_DIR) <
+		    sizeof(legacy) &&
+	    (n == 1 || strcmp(legacy, user)))
+		dirs[n++] = legacy;
 	nconf = n;
 	for (size_t i = 0; i < cfg->nsession_dirs && n < sizeof(dirs) / sizeof(dirs[0]); i++)
 		dirs[n++] = cfg->session_dirs[i];
@@ -304,16 +319,20 @@ static int check_dirs_out_of_reach(const struct kj_config *cfg, struct kj_err *e
 		/* Another mount of the whole home (or of a directory above it)
 		 * is refused as such when the mounts are read, with its own
 		 * message (mounts/masks.c, add_home_alias). */
-		if (root && i == 1 && nconf == 2 && path_holds(root, home))
+		if (root && i > 0 && i < nconf && path_covers(home, dirs[i]) &&
+		    path_holds(root, home))
 			continue;
-		/* A grant that holds a session directory by name masks it. */
+		/* A grant that holds a session directory by name masks it.
+		 * One that holds $XDG_CONFIG_HOME/kjail by name, before the
+		 * directory exists, would let the sandbox make it. */
 		if (root && (i < nconf || !path_covers(root, dirs[i])))
 			return kj_fail(
 				err, "settings", 0,
 				"grant a directory that holds none of kjail's configuration or sessions",
-				"%s%s shows %s under another name, which the sandbox could then write",
+				"%s%s %s %s%s, which the sandbox could then write",
 				root == cfg->workspace.src ? "the workspace " : "--rw ", root,
-				conf_shown(dirs[i]));
+				path_covers(root, dirs[i]) ? "holds" : "shows", conf_shown(dirs[i]),
+				path_covers(root, dirs[i]) ? "" : " under another name");
 	}
 	return 0;
 }

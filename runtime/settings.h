@@ -3,7 +3,8 @@
  * Sources, highest precedence first:
  *   1. command-line flags;
  *   2. KJAIL_PROFILE (chooses a profile);
- *   3. the user's settings, ~/.config/kjail/settings;
+ *   3. the user's settings, ~/.config/kjail/settings ($XDG_CONFIG_HOME/kjail/settings
+ *      when XDG_CONFIG_HOME is set: conf_user_dir);
  *   4. the system's settings, /etc/kjail/settings;
  *   5. the built-in default profile.
  * The profile named by the highest source that names one is the effective

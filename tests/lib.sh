@@ -16,6 +16,10 @@ PROBES=${PROBES:-$(dirname "$KJAIL")/tests}
 _n=0
 _failed=0
 
+# Where the caller's kjail settings live (runtime/conffile.c,
+# conf_user_dir): a test that wants one sets it itself.
+unset XDG_CONFIG_HOME
+
 T=$(mktemp -d /tmp/kjail-test.XXXXXX)
 chmod 0755 "$T"
 _cleanup() {

@@ -16,7 +16,8 @@ echo "SECRET-home-plain" > "$H/.git-credentials"
 echo "SECRET-xdg-gh" > "$X/gh/hosts.yml"
 echo "SECRET-xdg-git" > "$X/git/credentials"
 echo "SECRET-xdg-gcloud" > "$X/gcloud/credentials.db"
-echo "SECRET-xdg-kjail" > "$X/kjail/settings"
+# Read as kjail's settings too (it is $XDG_CONFIG_HOME/kjail): a comment.
+echo "# SECRET-xdg-kjail" > "$X/kjail/settings"
 echo visible > "$X/other/conf"
 [ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$H" "$X"
 export KJ_HOME=$H
@@ -34,9 +35,12 @@ XDG_CONFIG_HOME=$X HOME=$H kj exec -- sh -c "cat $X/gcloud/credentials.db $X/kja
 is "$out" "end" xdg_config_home_gcloud_and_kjail_masked
 XDG_CONFIG_HOME=$X HOME=$H kj exec -- cat "$X/other/conf"
 is "$out" "visible" xdg_config_home_otherwise_readable
-# A relative value names a directory below the workspace: ignored.
+# A relative value is invalid (the XDG Base Directory spec): ignored, it
+# silently dropped the caller's settings in $XDG_CONFIG_HOME/kjail.
+# Refused, and nothing runs.
 XDG_CONFIG_HOME=rel HOME=$H kj exec -- echo ran
-is "$rc:$out" "0:ran" xdg_config_home_relative_ignored
+like "$rc:$out:$err" "^125::kjail: settings: XDG_CONFIG_HOME=rel is not an absolute path \(make it an absolute path, or unset it\)$" \
+	xdg_config_home_relative_refused
 unset KJ_HOME
 
 # Host sockets bound through a link below /tmp, or through "..": the

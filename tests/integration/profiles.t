@@ -342,4 +342,26 @@ like "$rc:$err" "^125:kjail: option: --ro needs the sandbox's namespaces" host_p
 kj exec --profile host --tty -- true
 like "$rc:$err" "^125:kjail: option: --tty needs the sandbox's namespaces" host_profile_with_tty_refused
 
+# ------------------------------------------------ $XDG_CONFIG_HOME/kjail
+#
+# With XDG_CONFIG_HOME set, NAME is looked up in its kjail/profiles (not
+# in ~/.config/kjail/profiles), and a relative include is read from there.
+XC=$T/xdgc
+mkdir -p "$XC/kjail/profiles"
+chown -R "$KJ_OWNER" "$XC"
+chmod -R 0755 "$XC"
+put "$XC/kjail/profiles/xp.profile" "$KJ_OWNER" 0644 '# xp: from XDG' 'include ./xcommon.profile' 'setenv P=xp'
+put "$XC/kjail/profiles/xcommon.profile" "$KJ_OWNER" 0644 'setenv C=common'
+user_profile xp 'setenv P=home'
+# shellcheck disable=SC2086
+XDG_CONFIG_HOME=$XC kje exec $NOLIM --profile xp -- sh -c 'echo "$P/${C:-}"'
+is "$rc:$out" "0:xp/common" xdg_profile_found_with_relative_include_from_its_directory
+XDG_CONFIG_HOME=$XC kje profile list
+like "$out" "^xp +$XC/kjail/profiles/xp.profile: from XDG" profile_list_shows_xdg_profile
+unlike "$out" "~/.config/kjail/profiles/xp.profile" profile_list_leaves_out_unread_home_profile
+XDG_CONFIG_HOME=rel kje profile list
+like "$rc:$out:$err" "^125::kjail: settings: XDG_CONFIG_HOME=rel is not an absolute path" \
+	profile_list_refuses_relative_xdg_config_home
+reset_config
+
 done_testing

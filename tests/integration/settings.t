@@ -459,4 +459,74 @@ kje exec $NOLIM -- sh -c "cat $USER_DIR/settings 2>&1; ls -A $USER_DIR 2>&1; ech
 unlike "$out" "quiet|settings$" user_config_dir_masked_inside
 reset_config
 
+# ---------------------------------------------------------- XDG_CONFIG_HOME
+#
+# XDG_CONFIG_HOME set and not empty moves the caller's configuration
+# directory to $XDG_CONFIG_HOME/kjail (the XDG Base Directory spec), and
+# every rule of ~/.config/kjail goes with it. xdg_dir DIR: XC=DIR, with
+# DIR/kjail/profiles the caller's, 0755.
+xdg_dir() {
+	mkdir -p "$1/kjail/profiles"
+	chown -R "$KJ_OWNER" "$1"
+	chmod -R 0755 "$1"
+	XC=$1
+}
+xdg_settings() { put "$XC/kjail/settings" "$KJ_OWNER" 0644 "$@"; }
+xdg_dir "$T/xdgc"
+xdg_settings 'setenv WHO=xdg'
+user_settings 'setenv WHO=home'
+# shellcheck disable=SC2086
+XDG_CONFIG_HOME=$XC kje exec $NOLIM -- sh -c "echo who=\$WHO; cat $XC/kjail/settings 2>/dev/null; ls -A $XC/kjail 2>/dev/null; echo end"
+is "$rc:$out" "0:who=xdg
+end" xdg_settings_read_and_masked_inside
+rm -f "$XC/kjail/settings"
+# shellcheck disable=SC2086
+XDG_CONFIG_HOME=$XC kje exec $NOLIM -- sh -c 'echo who=$WHO'
+is "$rc:$out" "0:who=" home_settings_not_read_when_xdg_config_home_elsewhere
+# kjail doctor names the file it reads, and warns of the one it does not.
+xdg_settings 'quiet'
+XDG_CONFIG_HOME=$XC kje doctor --limits best-effort
+like "$out" "warn +settings +/etc/kjail/settings: absent; $XC/kjail/settings: read; ~/.config/kjail/settings: there, not read \(XDG_CONFIG_HOME is set\) \(fix: move its lines to $XC/kjail/settings\)" \
+	doctor_names_xdg_settings_and_warns_of_unread_home_settings
+# Relative, it is invalid (the spec): refused, never ignored (the run
+# would go without the caller's settings), never read from the current
+# directory (the workspace).
+XDG_CONFIG_HOME=rel refused_file relative_xdg_config_home_refused \
+	"^kjail: settings: XDG_CONFIG_HOME=rel is not an absolute path \(make it an absolute path, or unset it\)$"
+# A grant that holds $XDG_CONFIG_HOME/kjail, there or not yet: the sandbox
+# would write the next run's settings. Refused by name and under another
+# name (a bind mount), as ~/.config/kjail is.
+rm -rf "$XC/kjail"
+XDG_CONFIG_HOME=$XC kje exec --limits best-effort --workspace "$XC" -- sh -c 'mkdir -p kjail && echo "net host" >kjail/settings'
+like "$rc:$err" "^125:kjail: settings: the workspace $XC holds $XC/kjail/profiles, which the sandbox could then write" \
+	workspace_holding_absent_xdg_config_dir_refused
+ok xdg_config_dir_not_made_by_the_sandbox test ! -e "$XC/kjail"
+XDG_CONFIG_HOME=$XC kje exec --limits best-effort --rw "$XC" -- true
+like "$rc:$err" "^125:kjail: settings: --rw $XC holds $XC/kjail/profiles, which the sandbox could then write" \
+	write_grant_holding_absent_xdg_config_dir_refused
+xdg_dir "$T/xdgc"
+mkdir -p "$T/xcalias"
+if mount --bind "$XC/kjail" "$T/xcalias"; then
+	XDG_CONFIG_HOME=$XC kje exec --limits best-effort --workspace "$T/xcalias" -- sh -c 'echo "net host" >settings'
+	like "$rc:$err" "^125:kjail: settings: the workspace $T/xcalias shows $XC/kjail/profiles under another name, which the sandbox could then write" \
+		xdg_config_dir_as_workspace_through_bind_alias_refused
+	ok xdg_config_dir_through_bind_alias_not_written test ! -e "$XC/kjail/settings"
+	umount "$T/xcalias"
+else
+	skip xdg_config_dir_as_workspace_through_bind_alias_refused "cannot bind-mount here"
+	skip xdg_config_dir_through_bind_alias_not_written "cannot bind-mount here"
+fi
+# A directory above it that another user can change: refused, the file
+# there or not (they could swap or hide it).
+mkdir -p "$T/open"
+chmod 0777 "$T/open"
+xdg_dir "$T/open/xdg"
+xdg_settings 'quiet'
+XDG_CONFIG_HOME=$XC refused_file xdg_settings_below_world_writable_ancestor_refused \
+	"^kjail: settings: $T/open \(on the way to $XC/kjail/settings\) is writable by group or others \(mode 0777\): another user could replace or hide what is below it \(chmod go-w $T/open\)$"
+rm -f "$XC/kjail/settings"
+XDG_CONFIG_HOME=$XC refused_file absent_xdg_settings_below_world_writable_ancestor_refused \
+	"^kjail: settings: $T/open \(on the way to $XC/kjail/settings\) is writable by group or others"
+reset_config
+
 done_testing
