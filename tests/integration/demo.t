@@ -1,9 +1,10 @@
 #!/bin/bash
 # make demo: the demonstration the README's first command runs shows what
 # it says it shows, as root and as an ordinary user, and leaves nothing.
+DEMO=$(readlink -f "$(dirname "$0")/../demo.sh") # before lib.sh's cd: $0 may be relative
 . "$(dirname "$0")/../lib.sh"
 
-cp "$(dirname "$0")/../demo.sh" "$T/demo.sh"
+cp "$DEMO" "$T/demo.sh"
 chmod a+r "$T/demo.sh"
 # The caller's own only: the test VM runs the root and the user lane side
 # by side, and the other lane's demo may be running.
