@@ -398,6 +398,25 @@ static bool workspace_chosen(const struct kj_lines *layers)
 	return false;
 }
 
+/* Settings the caller wrote in ~/.config/kjail while XDG_CONFIG_HOME
+ * points elsewhere: the run goes without what they set, so it says so,
+ * as kjail doctor does (a note, not a refusal: the XDG spec makes that
+ * directory the one to read, and --quiet silences it). */
+static void note_unread_settings(void)
+{
+	const char *dir;
+	struct kj_err e;
+	char *unread = conf_user_unread("settings");
+
+	if (!unread)
+		return;
+	if (conf_user_dir(&dir, &e) == 0 && dir)
+		kj_note("settings: %s is not read (XDG_CONFIG_HOME is set): move its lines to "
+			"%s/settings",
+			conf_shown(unread), conf_shown(dir));
+	free(unread);
+}
+
 int settings_load(int argc, char **argv, bool need_command, struct kj_config *cfg,
 		  struct kj_sources *src, struct kj_err *err)
 {
@@ -420,6 +439,8 @@ int settings_load(int argc, char **argv, bool need_command, struct kj_config *cf
 	if ((rc = policy_load(&src->policy, err)) ||
 	    (rc = policy_enforce(&src->policy, cfg, src, err)))
 		return rc;
+	if (need_command && !cfg->quiet)
+		note_unread_settings();
 	return 0;
 }
 

@@ -483,6 +483,16 @@ rm -f "$XC/kjail/settings"
 # shellcheck disable=SC2086
 XDG_CONFIG_HOME=$XC kje exec $NOLIM -- sh -c 'echo who=$WHO'
 is "$rc:$out" "0:who=" home_settings_not_read_when_xdg_config_home_elsewhere
+# ... and the run says so, once, on stderr (--quiet silences it); a
+# kjail exec with XDG_CONFIG_HOME unset reads it and says nothing.
+unread_note="kjail: settings: ~/.config/kjail/settings is not read (XDG_CONFIG_HOME is set): move its lines to $XC/kjail/settings"
+is "$err" "$unread_note" exec_notes_unread_home_settings
+# shellcheck disable=SC2086
+XDG_CONFIG_HOME=$XC kje exec $NOLIM --quiet -- true
+is "$rc:$err" "0:" exec_quiet_silences_unread_home_settings_note
+# shellcheck disable=SC2086
+kje exec $NOLIM -- sh -c 'echo who=$WHO'
+is "$rc:$out:$err" "0:who=home:" home_settings_read_without_xdg_no_note
 # kjail doctor names the file it reads, and warns of the one it does not.
 xdg_settings 'quiet'
 XDG_CONFIG_HOME=$XC kje doctor --limits best-effort
