@@ -82,7 +82,9 @@ wait "$LPID" 2>/dev/null
 # kjail runs on this host never see them (4097 would make them refuse).
 unshare -n sleep 300 &
 NSPID=$!
-in_ns() { nsenter -t "$NSPID" -n "$@"; }
+# (exec: run in the background, the command itself is $!, so that the
+# kill below ends it, not only the subshell around it.)
+in_ns() { exec nsenter -t "$NSPID" -n "$@"; }
 own_ns() { [ "$(readlink "/proc/$NSPID/ns/net")" != "$(readlink /proc/self/ns/net)" ]; }
 ok test_network_namespace_made settles 10 own_ns
 
