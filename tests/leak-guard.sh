@@ -34,17 +34,17 @@ rc=$?
 pid=$(cat "$pidf")
 unset KJ_LEAK_GUARD
 
-kjail_procs() {
+left_procs() {
 	find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$KJAIL" 2>/dev/null |
 		cut -d/ -f3
 	grep -lsz "^KJ_LEAK_GUARD=$token\$" /proc/[0-9]*/environ | cut -d/ -f3
 }
 
-left=$(kjail_procs | sort -u)
+left=$(left_procs | sort -u)
 for _ in $(seq 50); do
 	[ -z "$left" ] && break
 	sleep 0.1
-	left=$(kjail_procs | sort -u)
+	left=$(left_procs | sort -u)
 done
 leaked=0
 for p in $left; do
