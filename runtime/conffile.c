@@ -146,7 +146,7 @@ int conf_user_dir(const char **dir, struct kj_err *err)
 	return 0;
 }
 
-char *conf_user_unread(const char *name)
+char *conf_user_unread(const char *name, char *fix, size_t size)
 {
 	const char *home = conf_home(), *dir;
 	struct kj_err err;
@@ -163,6 +163,7 @@ char *conf_user_unread(const char *name)
 	if (stat(path, &old) == 0 && stat(now, &cur) == 0 && old.st_dev == cur.st_dev &&
 	    old.st_ino == cur.st_ino)
 		return NULL;
+	snprintf(fix, size, "move its lines to %s", conf_shown(now));
 	return strdup(path);
 }
 

@@ -139,7 +139,9 @@ int conf_user_dir(const char **dir, struct kj_err *err);
 
 /* The caller's ~/.config/kjail/NAME when $XDG_CONFIG_HOME moved the
  * configuration directory elsewhere and it exists there, not being the
- * file kjail reads: for doctor's warning. NULL otherwise; malloc'd. */
-char *conf_user_unread(const char *name);
+ * file kjail reads, with the fix in fix ("move its lines to
+ * DIR/NAME"): for doctor's warning and a run's note. NULL otherwise;
+ * malloc'd. */
+char *conf_user_unread(const char *name, char *fix, size_t size);
 
 #endif

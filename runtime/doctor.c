@@ -388,15 +388,10 @@ static void check_config(struct report *r, const struct kj_config *cfg, const st
 			    s->files.v[i].shown, s->files.v[i].state);
 	/* Settings the caller wrote where kjail no longer looks: each run
 	 * goes without them, and says nothing. */
-	if ((unread = conf_user_unread("settings"))) {
-		const char *dir = NULL;
-		struct kj_err e;
+	if ((unread = conf_user_unread("settings", c->fix, sizeof(c->fix)))) {
 		c->status = "warn";
 		put(c->detail, sizeof(c->detail), "%s%s: there, not read (XDG_CONFIG_HOME is set)",
 		    c->detail[0] ? "; " : "", conf_shown(unread));
-		if (conf_user_dir(&dir, &e) == 0 && dir)
-			set(c->fix, sizeof(c->fix), "move its lines to %s/settings",
-			    conf_shown(dir));
 		free(unread);
 	}
 	c = add(r, "policy", "info");

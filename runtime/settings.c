@@ -404,16 +404,11 @@ static bool workspace_chosen(const struct kj_lines *layers)
  * directory the one to read, and --quiet silences it). */
 static void note_unread_settings(void)
 {
-	const char *dir;
-	struct kj_err e;
-	char *unread = conf_user_unread("settings");
+	char fix[PATH_MAX + 32], *unread = conf_user_unread("settings", fix, sizeof(fix));
 
 	if (!unread)
 		return;
-	if (conf_user_dir(&dir, &e) == 0 && dir)
-		kj_note("settings: %s is not read (XDG_CONFIG_HOME is set): move its lines to "
-			"%s/settings",
-			conf_shown(unread), conf_shown(dir));
+	kj_note("settings: %s is not read (XDG_CONFIG_HOME is set): %s", conf_shown(unread), fix);
 	free(unread);
 }
 
