@@ -1,5 +1,6 @@
 /* The proxy process: forked by kjail before the sandbox is cloned, in the
- * host's network namespace, holding nothing but its end of the relay's
+ * host's network namespace and the sandbox's cgroup (launch.c moves it
+ * there, so the limits count it), holding nothing but its end of the relay's
  * socketpair, the --net-log fd and the parsed rules. One thread per
  * connection (name resolution blocks), kept a while for the next one; it
  * ends when the relay's end closes (the sandbox is gone), and dies with
@@ -196,16 +197,9 @@ static int receive_fd(int sock, int *fd)
 	return 1;
 }
 
-static void log_line(struct proxy_ctx *px, const char *what)
-{
-	char line[256];
-	int n = snprintf(line, sizeof(line), "proxy: %s\n", what);
-
-	log_write(px, line, (size_t)n);
-}
-
 __attribute__((noreturn)) static void proxy_serve(struct proxy_ctx *px, int sock)
 {
+	static struct conn c; /* a refusal's, made here: only this thread uses it */
 	pthread_attr_t attr;
 	pthread_condattr_t ca;
 	int64_t deadline;
@@ -232,7 +226,6 @@ __attribute__((noreturn)) static void proxy_serve(struct proxy_ctx *px, int sock
 		 * the host's threads and fds: beyond the cap it gets nothing. */
 		slot = slot_take(px, fd);
 		if (slot < 0 || !(j = malloc(sizeof(*j)))) {
-			static struct conn c; /* only this thread uses it */
 			if (slot >= 0) {
 				pthread_mutex_lock(&px->lock);
 				px->clients[slot] = -1;
@@ -251,9 +244,17 @@ __attribute__((noreturn)) static void proxy_serve(struct proxy_ctx *px, int sock
 			pthread_mutex_lock(&px->lock);
 			px->clients[slot] = -1;
 			pthread_mutex_unlock(&px->lock);
-			close(fd);
 			free(j);
-			log_line(px, "cannot start a connection thread");
+			/* In the sandbox's cgroup, the proxy's threads count
+			 * against --pids: at the limit, this connection is
+			 * refused, and the summary says so. */
+			c = (struct conn){.px = px, .client = fd, .upstream = -1, .proto = "-"};
+			conn_refuse(
+				&c,
+				"no thread to serve it: %s (the proxy's threads count against --pids)",
+				strerror(rc));
+			conn_log(&c);
+			close(fd);
 		}
 	}
 	/* The sandbox is gone: end the connections it left (one waiting on a
@@ -575,6 +576,11 @@ fail:
 	free(p);
 	ctx_free(px);
 	return rc;
+}
+
+pid_t proxy_pid(const struct kj_proxy *p)
+{
+	return p ? p->pid : 0;
 }
 
 /* The log linked in under NAME.kjail-XXXXXXXX: a name nobody else can

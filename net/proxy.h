@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "runtime/config.h"
 #include "runtime/error.h"
@@ -26,6 +27,9 @@ struct proxy_host_entry;
  * otherwise *proxy is NULL and *relay_fd -1. */
 int proxy_start(const struct kj_config *cfg, struct kj_proxy **proxy, int *relay_fd,
 		struct kj_err *err);
+
+/* The proxy's pid (for the sandbox's cgroup), or 0 for NULL. */
+pid_t proxy_pid(const struct kj_proxy *proxy);
 
 /* COMMAND started (or the session is ready): a --net-log file this run
  * made, unnamed until now, gets its name. NULL is fine. */

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "runtime/config.h"
 #include "runtime/error.h"
@@ -24,6 +25,11 @@ int cgroup_prepare(const struct kj_config *cfg, struct kj_cgroup **out, struct k
 
 /* The leaf's directory fd for CLONE_INTO_CGROUP, or -1. */
 int cgroup_fd(const struct kj_cgroup *cg);
+
+/* Put pid (a host-side helper of this run: the --net proxy) in the leaf,
+ * so the limits count what it costs too. 0 when cg is NULL (no limit is
+ * enforced) or pid is not positive; else 0, or fills err and -errno. */
+int cgroup_adopt(const struct kj_cgroup *cg, pid_t pid, const char *what, struct kj_err *err);
 
 /* After the sandbox ended: report an OOM kill (exit 137 and
  * "kjail: killed: out of memory (limit 512M)"), pids.max reached, and the

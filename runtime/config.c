@@ -790,11 +790,12 @@ static int check_no_isolation(const struct kj_config *cfg, struct kj_err *err)
 }
 
 /* A sandbox holds at least its init and COMMAND, and with --net proxy
- * the relay too: under a lower --pids, COMMAND could never start, and the
- * run failed late with a fork error instead of saying why. */
+ * the relay and the proxy too (it runs in the sandbox's cgroup: its main
+ * thread and one connection's): under a lower --pids, COMMAND could never
+ * start or never connect, and the run failed late instead of saying why. */
 static int check_pids_floor(const struct kj_config *cfg, struct kj_err *err)
 {
-	uint64_t need = cfg->net == KJ_NET_PROXY ? 3 : 2;
+	uint64_t need = cfg->net == KJ_NET_PROXY ? 5 : 2;
 	char fix[96];
 
 	if (cfg->limits.pids == UINT64_MAX || cfg->limits.pids >= need)
@@ -804,7 +805,9 @@ static int check_pids_floor(const struct kj_config *cfg, struct kj_err *err)
 	return kj_fail(err, "option", 0, fix,
 		       "--pids %s: a sandbox needs %llu processes (its init and COMMAND%s)",
 		       cfg->limits.pids_arg, (unsigned long long)need,
-		       cfg->net == KJ_NET_PROXY ? ", and the proxy's relay" : "");
+		       cfg->net == KJ_NET_PROXY
+			       ? ", the proxy's relay, and the proxy with one connection's thread"
+			       : "");
 }
 
 int config_finish(struct kj_config *cfg, struct kj_err *err)

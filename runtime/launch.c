@@ -228,8 +228,10 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 		return kj_fail(err, "launch", errno, NULL, "create the setup channel");
 	}
 	/* --net proxy: the host-side proxy, before the sandbox can ask it
-	 * anything (the relay inside gets sb->proxy_fd). */
-	if (proxy_start(cfg, &sb->proxy, &sb->proxy_fd, err)) {
+	 * anything (the relay inside gets sb->proxy_fd), in the sandbox's
+	 * cgroup: what it spends for the command counts against the limits. */
+	if (proxy_start(cfg, &sb->proxy, &sb->proxy_fd, err) ||
+	    cgroup_adopt(sb->cg, proxy_pid(sb->proxy), "the --net proxy proxy", err)) {
 		sandbox_release(sb);
 		return -EINVAL;
 	}

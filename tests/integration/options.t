@@ -152,8 +152,8 @@ as_caller "$KJAIL" rm kjt-mem-floor >/dev/null 2>&1 # (a kjail that took it)
 refused pids_below_init_and_command_refused \
 	"^kjail: option: --pids 1: a sandbox needs 2 processes \(its init and COMMAND\) \(give --pids 2 or more, or --pids max\)$" \
 	exec --pids 1 -- "${run_marker[@]}"
-refused pids_below_proxy_floor_refused "^kjail: option: --pids 2: a sandbox needs 3 processes \(its init and COMMAND, and the proxy's relay\)" \
-	exec --pids 2 --net proxy --allow-host a.test -- "${run_marker[@]}"
+refused pids_below_proxy_floor_refused "^kjail: option: --pids 4: a sandbox needs 5 processes \(its init and COMMAND, the proxy's relay, and the proxy with one connection's thread\)" \
+	exec --pids 4 --net proxy --allow-host a.test -- "${run_marker[@]}"
 kj create --pids 1 kjt-pids-floor
 is "$rc:$err" "125:kjail: option: --pids 1: a sandbox needs 2 processes (its init and COMMAND) (give --pids 2 or more, or --pids max)" \
 	pids_floor_checked_for_sessions_too

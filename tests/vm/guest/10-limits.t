@@ -210,11 +210,48 @@ wait $kj
 
 # --- the smallest process limits ----------------------------------------------------------
 # init and COMMAND fit in --pids 2 (the network thread of the setup has
-# ended by then), the proxy's relay in 3; kjail refuses less up front.
+# ended by then); with --net proxy, the relay, the proxy and one of its
+# connection threads make 5; kjail refuses less up front.
 run --pids 2 -- echo two
 is "$rc:$out" "0:two" "pids_2_runs_init_and_command"
-run --pids 3 --net proxy --allow-host a.test -- echo three
-is "$rc:$out" "0:three" "pids_3_runs_init_relay_and_command"
+run --pids 5 --net proxy --allow-host a.test -- echo five
+is "$rc:$out" "0:five" "pids_5_runs_init_relay_proxy_and_command"
+
+# --- the proxy counts against the sandbox's limits -----------------------------------------
+# It runs in the sandbox's leaf. Inside, it is the one process of the
+# cgroup that the sandbox's pid namespace cannot name (cgroup.procs shows
+# it as 0); kjail itself is not in the leaf.
+run --net proxy --allow-host a.test -- sh -c 'grep -c "^0$" /sys/fs/cgroup/cgroup.procs'
+is "$rc:$out" "0:1" "proxy_in_the_sandbox_cgroup_seen_inside"
+# From the host: both of kjail's children, init and the proxy, in the leaf.
+"$KJAIL" exec --net proxy --allow-host a.test -- sleep 3 >/dev/null 2>&1 &
+kj=$!
+in_leaf=
+if wait_for 10 sh -c "ls -d $KJ/run-$kj-* >/dev/null 2>&1 && [ \$(wc -w </proc/$kj/task/$kj/children) = 2 ]"; then
+	for c in $(cat /proc/$kj/task/$kj/children); do
+		in_leaf="$in_leaf$(sed -n "s|^0::/kjail/run-$kj-[0-9a-f]*$|leaf|p" /proc/$c/cgroup) "
+	done
+fi
+is "$in_leaf" "leaf leaf " "proxy_and_init_both_in_the_leaf"
+wait $kj
+# Its threads count against --pids: at --pids 5, init, the relay, the
+# probe and the proxy leave one thread for one connection; a second
+# connection at the same time is refused, and the log and the summary say
+# why. (Outside the leaf, the second would get a thread and wait.)
+if have twoconns; then
+	rm -f /tmp/limits-netlog
+	run --pids 5 --net proxy --allow-host a.test --net-log /tmp/limits-netlog -- twoconns
+	is "$out" "second: closed" "proxy_threads_count_against_pids"
+	like "$(cat /tmp/limits-netlog 2>/dev/null)" "no thread to serve it: Resource temporarily unavailable \(the proxy's threads count against --pids\)" \
+		"proxy_at_pids_limit_logged"
+	# The other refusal is the first connection's: its head never came.
+	like "$err" "^kjail: net: 2 connections refused \(see /tmp/limits-netlog\)" "proxy_at_pids_limit_summary"
+	like "$err" "kjail: process limit reached \(5\)" "proxy_at_pids_limit_process_limit_note"
+	run --pids 6 --net proxy --allow-host a.test -- twoconns
+	is "$out" "second: still waiting" "proxy_second_thread_under_pids_6"
+else
+	skip "proxy_threads_count_against_pids" "no twoconns probe (sh tests/probes/build.sh build/tests)"
+fi
 
 # --- a session at its pids limit -------------------------------------------------------------
 # init and one running exec fill --pids 2: the next exec cannot start. It
@@ -269,6 +306,9 @@ if make_delegated_cgroup l10; then
 	is "$(leaves "$CG/l10/kjail")" 0 "rootless_leaf_removed"
 	out=$(run_delegated l10 "$KJAIL" exec --pids 8 -- forkbomb 2>&1)
 	like "$out" "forked [67], then" "rootless_delegated_pids_enforced"
+	out=$(run_delegated l10 "$KJAIL" exec --net proxy --allow-host a.test -- sh -c \
+		'grep -c "^0$" /sys/fs/cgroup/cgroup.procs' 2>&1); rc=$?
+	is "$rc:$out" "0:1" "rootless_delegated_proxy_in_the_sandbox_cgroup"
 	out=$(run_delegated l10 "$KJAIL" gc 2>&1); rc=$?
 	is "$rc:$out" "0:" "rootless_gc_runs"
 else
