@@ -75,7 +75,7 @@ VM_DEPS    := $(TEST_DEPS) qemu-system-x86 cpio
 FUZZ_DEPS  := $(BUILD_DEPS) clang libclang-rt-14-dev
 LINT_DEPS  := $(BUILD_DEPS) cppcheck clang-tidy clang-format
 
-.PHONY: all demo test test-unit test-integration test-vm bench deps \
+.PHONY: all demo test test-vm bench deps \
         deps-test deps-bench deps-vm deps-fuzz deps-lint clean lint format \
         fuzz fuzz-targets
 
