@@ -234,6 +234,14 @@ if wait_for 10 sh -c "ls -d $KJ/run-$kj-* >/dev/null 2>&1 && [ \$(wc -w </proc/$
 fi
 is "$in_leaf" "leaf leaf " "proxy_and_init_both_in_the_leaf"
 wait $kj
+# A command that outgrows --memory is the OOM killer's pick, not the
+# proxy beside it (it holds less): exit 137, the proxy ended normally.
+if have memhog; then
+	run --memory 32M --net proxy --allow-host a.test -- memhog 200
+	is "$rc" 137 "proxy_beside_oom_exit_137"
+	like "$err" "^kjail: killed: out of memory \(limit 32M\)$" "proxy_beside_oom_message"
+	check_fail "proxy_beside_oom_survives" sh -c 'printf "%s" "$1" | grep -q "proxy ended abnormally"' - "$err"
+fi
 # Its threads count against --pids: at --pids 5, init, the relay, the
 # probe and the proxy leave one thread for one connection; a second
 # connection at the same time is refused, and the log and the summary say
