@@ -59,8 +59,13 @@ struct job {
 /* Worker threads serve connections one after another: starting a thread
  * lies on each new connection's path and costs 10 µs on a quiet machine,
  * 20-120 µs on a busy one (placement on a busy CPU), waking a waiting one
- * about 4 µs. A worker with nothing to do for PROXY_WORKER_IDLE_S ends. */
+ * about 4 µs. A worker with nothing to do for PROXY_WORKER_IDLE_S ends,
+ * and one that would be the PROXY_WORKERS_KEPT+1st waiting ends at once:
+ * the proxy is in the sandbox's cgroup, so every thread it keeps counts
+ * against --pids, and a burst of 200 connections must not hold 200 of
+ * the command's processes for ten seconds after it. */
 #define PROXY_WORKER_IDLE_S 10
+#define PROXY_WORKERS_KEPT 16
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t more; /* CLOCK_MONOTONIC */
@@ -105,6 +110,10 @@ static void *worker(void *arg)
 		serve_job(j);
 		j = NULL;
 		pthread_mutex_lock(&pool.lock);
+		if (pool.idle >= PROXY_WORKERS_KEPT) {
+			pthread_mutex_unlock(&pool.lock);
+			break;
+		}
 		pool.idle++;
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += PROXY_WORKER_IDLE_S;

@@ -246,19 +246,24 @@ fi
 # probe and the proxy leave one thread for one connection; a second
 # connection at the same time is refused, and the log and the summary say
 # why. (Outside the leaf, the second would get a thread and wait.)
-if have twoconns; then
+if have proxyconns; then
 	rm -f /tmp/limits-netlog
-	run --pids 5 --net proxy --allow-host a.test --net-log /tmp/limits-netlog -- twoconns
+	run --pids 5 --net proxy --allow-host a.test --net-log /tmp/limits-netlog -- proxyconns two
 	is "$out" "second: closed" "proxy_threads_count_against_pids"
 	like "$(cat /tmp/limits-netlog 2>/dev/null)" "no thread to serve it: Resource temporarily unavailable \(the proxy's threads count against --pids\)" \
 		"proxy_at_pids_limit_logged"
 	# The other refusal is the first connection's: its head never came.
 	like "$err" "^kjail: net: 2 connections refused \(see /tmp/limits-netlog\)" "proxy_at_pids_limit_summary"
 	like "$err" "kjail: process limit reached \(5\)" "proxy_at_pids_limit_process_limit_note"
-	run --pids 6 --net proxy --allow-host a.test -- twoconns
+	run --pids 6 --net proxy --allow-host a.test -- proxyconns two
 	is "$out" "second: still waiting" "proxy_second_thread_under_pids_6"
+	# A burst of 40 connections at once takes 40 threads; when they are
+	# done the proxy keeps at most 16 waiting for more, not 40 for ten
+	# seconds: init, the relay, the probe, the proxy and 16 make 20.
+	run --net proxy --allow-host a.test -- proxyconns many 40
+	like "$out" "^answered 40 of 40, pids.current ([4-9]|1[0-9]|20)$" "proxy_keeps_at_most_16_idle_threads"
 else
-	skip "proxy_threads_count_against_pids" "no twoconns probe (sh tests/probes/build.sh build/tests)"
+	skip "proxy_threads_count_against_pids" "no proxyconns probe (sh tests/probes/build.sh build/tests)"
 fi
 
 # --- a session at its pids limit -------------------------------------------------------------
