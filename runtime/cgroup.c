@@ -224,7 +224,9 @@ out:
  * a thread per connection) as the command asks, so a command held to
  * --memory 64M could make it spend more than three times that on the
  * caller's account. Moved before the sandbox exists, it has had nothing
- * to do yet: none of its cost is charged outside. */
+ * to do yet: only its fork (a kernel stack, page tables) stays charged
+ * where kjail runs, and everything the command makes it spend is the
+ * leaf's. */
 int cgroup_adopt(const struct kj_cgroup *cg, pid_t pid, const char *what, struct kj_err *err)
 {
 	char num[24];
