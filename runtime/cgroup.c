@@ -205,6 +205,16 @@ int cgroup_prepare(const struct kj_config *cfg, struct kj_cgroup **out, struct k
 		free(cg);
 		goto fail;
 	}
+	/* From here a kill -9 of kjail leaves no leaf behind (fail closed:
+	 * a run the sweeper does not cover would). */
+	if ((rc = cg_sweeper_start(cg, pl.kjfd, strrchr(cg->path, '/') + 1))) {
+		kj_fail(err, "cgroup", -rc,
+			"retry; kjail's own process or memory limit may be reached",
+			"start the process that removes %s if kjail is killed", cg->path);
+		cgroup_destroy(cg);
+		goto out;
+	}
+	kj_trace("cgroup: leaf made, sweeper started");
 	/* Limits written before the clone: the sandbox never runs unlimited. */
 	if ((rc = leaf_limit(cg, &cfg->limits, write_swap, &p))) {
 		cgroup_destroy(cg);

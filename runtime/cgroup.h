@@ -39,6 +39,11 @@ void cgroup_report(struct kj_cgroup *cg, const struct kj_config *cfg, int *exit_
 /* The leaf's path ("" for NULL), e.g. for a session's record. */
 const char *cgroup_path(const struct kj_cgroup *cg);
 
+/* The leaf's sweeper, a child of kjail outside the leaf that removes it
+ * if kjail is killed (runtime/cgroup_sweep.c), or 0: a loop that kills
+ * every descendant of kjail's must spare it. */
+pid_t cgroup_sweeper_pid(const struct kj_cgroup *cg);
+
 /* Kill whatever is left in the leaf and remove it. NULL is fine. */
 void cgroup_destroy(struct kj_cgroup *cg);
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 enum cg_ctrl { CG_MEMORY, CG_PIDS, CG_CPU, CG_NCTRL };
 #define CG_BIT(c) (1u << (c))
@@ -34,6 +35,9 @@ struct kj_cgroup {
 	const char *memory_arg, *pids_arg; /* as the user wrote them */
 	bool reported;                     /* cgroup_report ran */
 	struct kj_cgroup_result res;
+	pid_t sweeper_pid; /* cgroup_sweep.c; 0: none */
+	int sweeper_pidfd; /* valid when sweeper_pid > 0 */
+	void *sweeper_map; /* its stack and arguments */
 };
 
 /* Why a controller cannot be used ("" when it can), and what to do. */
@@ -72,6 +76,13 @@ int cg_setup(struct cg_place *pl, unsigned want, struct cg_problem *prob);
  * process (left by a kjail killed with SIGKILL); print each removed path
  * to out when out is not NULL. Returns how many were removed. */
 int cg_reclaim(int kjfd, const char *kjail_path, FILE *out);
+
+/* Start the leaf's sweeper (cgroup_sweep.c), which removes the leaf
+ * named name in kjfd if kjail dies without removing it. 0 or -errno. */
+int cg_sweeper_start(struct kj_cgroup *cg, int kjfd, const char *name);
+
+/* kjail removed the leaf: kill and reap the sweeper. No sweeper is fine. */
+void cg_sweeper_stop(struct kj_cgroup *cg);
 
 /* Read memory.events, pids.events, memory.peak and cpu.stat into cg->res. */
 void cg_collect(struct kj_cgroup *cg);

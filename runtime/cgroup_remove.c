@@ -76,7 +76,7 @@ static void kill_all(struct kj_cgroup *cg)
 void cgroup_destroy(struct kj_cgroup *cg)
 {
 	struct timespec ts = {0, 1000000};
-	bool killed = false;
+	bool killed = false, busy = false;
 
 	if (!cg)
 		return;
@@ -95,7 +95,10 @@ void cgroup_destroy(struct kj_cgroup *cg)
 	for (int waited_ms = 0; rmdir(cg->path) < 0 && errno == EBUSY;
 	     waited_ms += (int)(ts.tv_nsec / 1000000)) {
 		if (waited_ms >= 2000) {
-			kj_note("cgroup: %s is still busy; `kjail gc` removes it later", cg->path);
+			/* Left to the sweeper, which outlives kjail for it. */
+			kj_note("cgroup: %s is still busy; it is removed once empty (or by `kjail gc`)",
+				cg->path);
+			busy = true;
 			break;
 		}
 		if (!killed) {
@@ -106,6 +109,10 @@ void cgroup_destroy(struct kj_cgroup *cg)
 		if (ts.tv_nsec < 32000000)
 			ts.tv_nsec *= 2;
 	}
+	if (!busy)
+		cg_sweeper_stop(cg);
+	else if (cg->sweeper_pid > 0)
+		close(cg->sweeper_pidfd);
 	close(cg->fd);
 	free(cg);
 }

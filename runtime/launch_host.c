@@ -53,9 +53,10 @@ struct clone3_args {
 		set_tid_size, cgroup;
 };
 
-/* Send sig to every descendant of pid (through /proc/PID/task/TID/children);
- * returns how many were signalled. */
-static int signal_descendants(pid_t pid, int sig, int depth)
+/* Send sig to every descendant of pid (through /proc/PID/task/TID/children)
+ * but spare (the cgroup leaf's sweeper, which must outlive a SIGKILLed
+ * kjail); returns how many were signalled. */
+static int signal_descendants(pid_t pid, int sig, int depth, pid_t spare)
 {
 	char path[64], buf[4096];
 	struct dirent *t;
@@ -83,9 +84,11 @@ static int signal_descendants(pid_t pid, int sig, int depth)
 			long c = strtol(s, &end, 10);
 			if (end == s)
 				break;
-			if (c > 0 && kill((pid_t)c, sig) == 0)
+			if (c <= 0 || c == spare)
+				continue;
+			if (kill((pid_t)c, sig) == 0)
 				n++;
-			n += signal_descendants((pid_t)c, sig, depth + 1);
+			n += signal_descendants((pid_t)c, sig, depth + 1, spare);
 		}
 	}
 	closedir(d);
@@ -94,12 +97,12 @@ static int signal_descendants(pid_t pid, int sig, int depth)
 
 /* SIGKILL every descendant of ours until none is left (reaping those that
  * were re-parented to us), for at most about a second. */
-static void kill_descendants(void)
+static void kill_descendants(pid_t spare)
 {
 	struct timespec ts = {0, 2000000};
 
 	for (int round = 0; round < 500; round++) {
-		int n = signal_descendants(getpid(), SIGKILL, 0);
+		int n = signal_descendants(getpid(), SIGKILL, 0, spare);
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 		if (n == 0)
@@ -195,7 +198,7 @@ __attribute__((noreturn)) static void keeper(struct sandbox *sb, pid_t parent)
 			(void)!read(pfd[0].fd, &si, sizeof(si));
 			while ((p = waitpid(-1, &st, WNOHANG)) > 0)
 				if (p == command) {
-					kill_descendants(); /* what COMMAND left behind */
+					kill_descendants(0); /* what COMMAND left behind */
 					_exit(exit_code_of(st));
 				}
 		}
@@ -210,11 +213,11 @@ __attribute__((noreturn)) static void keeper(struct sandbox *sb, pid_t parent)
 				int sig = k ? SIGCONT : msg[1];
 				(void)kill(-command, sig);
 				if (msg[0] == INIT_TO_ALL)
-					(void)signal_descendants(getpid(), sig, 0);
+					(void)signal_descendants(getpid(), sig, 0, 0);
 			}
 		}
 	}
-	kill_descendants();
+	kill_descendants(0);
 	_exit(KJ_EXIT_SETUP);
 }
 
@@ -287,13 +290,14 @@ int sandbox_run_host(const struct kj_config *given, struct kj_err *err)
 	if (await_start(&sb, err)) {
 		stdio_restore(&sb.io);
 		(void)syscall(SYS_pidfd_send_signal, sb.pidfd, SIGKILL, NULL, 0);
-		kill_descendants();
+		kill_descendants(cgroup_sweeper_pid(sb.cg));
 		cgroup_destroy(sb.cg);
 		return KJ_EXIT_SETUP;
 	}
 	close(sb.chan[0]);
 	rc = supervise(&sb);
-	kill_descendants(); /* anything re-parented to us after the keeper died */
+	kill_descendants(
+		cgroup_sweeper_pid(sb.cg)); /* anything re-parented to us after the keeper died */
 	stdio_restore(&sb.io);
 	relay_report(&sb.io);
 	if (!sb.timed_out)

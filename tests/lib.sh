@@ -175,6 +175,17 @@ settles() {
 	done
 }
 
+# kj_children PID: PID's children, one per line, but a cgroup leaf's
+# sweeper (kjail's child outside the leaf that removes it if kjail is
+# killed, runtime/cgroup_sweep.c): it exists only where limits are
+# enforced, as in the test VM, not on a hybrid-cgroup host.
+kj_children() {
+	local c
+	for c in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
+		[ "$(cat "/proc/$c/comm" 2>/dev/null)" = kjail-sweep ] || echo "$c"
+	done
+}
+
 # guardian_state PID: the set-up a guardian process (runtime/guardian.c:
 # kjail-tty, kjail-git) runs with: its blocked signals, whether it leads
 # a session of its own, its cwd, and its fds in order (N:target, socket:[I]

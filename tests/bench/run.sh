@@ -92,7 +92,9 @@ PY
 # (and its cgroup's memory.current where limits are enforced).
 sup=$("$KJAIL" ls --json | python3 -c "import json,sys; print([s['pid'] for s in json.load(sys.stdin) if s['name']=='$SESS'][0])")
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
-init=$(cat "/proc/$sup/task/$sup/children" 2>/dev/null | awk '{print $1}')
+# (Its first child but a cgroup sweeper, where limits are enforced.)
+init=$(for c in $(cat "/proc/$sup/task/$sup/children" 2>/dev/null); do
+	grep -qx kjail-sweep "/proc/$c/comm" || echo "$c"; done | head -n 1)
 echo "  idle session: supervisor RSS $(rss "$sup") KiB, init RSS $(rss "${init:-0}") KiB (RSS counts shared pages)"
 "$KJAIL" rm "$SESS"
 

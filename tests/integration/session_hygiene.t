@@ -125,7 +125,7 @@ is "$(ls -A "$sdir" | grep -c "^$S-dead\.")" 0 gc_reclaim_leaves_no_file
 # included, and says busy (the supervisor lives: not dead).
 kj create $CREATE_ARGS "$S-full"
 full_sup=$(supervisor_pid "$S-full")
-full_init=$(awk '{print $1}' "/proc/$full_sup/task/$full_sup/children")
+full_init=$(kj_children "$full_sup" | head -n 1)
 ok "full_session_init_found ($full_init)" test -n "$full_init"
 kill -STOP "$full_init"
 : >"$T/filler.pid"
@@ -190,7 +190,7 @@ gone() { ! kill -0 "$1" 2>/dev/null; }
 said() { grep -q "did not take" "$1"; }
 kj create $CREATE_ARGS "$S-deaf"
 deaf_sup=$(supervisor_pid "$S-deaf")
-deaf_init=$(awk '{print $1}' "/proc/$deaf_sup/task/$deaf_sup/children")
+deaf_init=$(kj_children "$deaf_sup" | head -n 1)
 ok "deaf_session_init_found ($deaf_init)" test -n "$deaf_init"
 kill -STOP "$deaf_init"
 for c in quick:TERM full:INT quick:HUP; do

@@ -81,10 +81,9 @@ stall_end() { # set $rc, $ms (since $t0) and $err; the reader goes
 	kill "$reader" 2>/dev/null
 	wait "$reader" 2>/dev/null
 }
-# kjail has reaped the sandbox's init, its only child.
+# kjail has reaped the sandbox's init, its only child (but a sweeper).
 kj_reaped() {
-	local c=/proc/$kjpid/task/$kjpid/children
-	[ -r "$c" ] && [ -z "$(cat "$c")" ]
+	[ -r "/proc/$kjpid/task/$kjpid/children" ] && [ -z "$(kj_children "$kjpid")" ]
 }
 # stall_signal SIG READY: once READY holds, SIG to kjail; then stall_end.
 stall_signal() {

@@ -236,10 +236,11 @@ stty_restored caller_terminal_settings_restored_after_command_killed \
 # kill -9 of kjail, which cannot restore anything itself, left the
 # caller's terminal raw (no echo, no ^C). Its guardian puts the settings
 # back: polled for, a bounded while, once kjail is dead. The guardian is
-# no child of kjail's (kjail's one child is the sandbox's init).
+# no child of kjail's (kjail's one child is the sandbox's init; where
+# limits are enforced, a cgroup sweeper too, not counted).
 onpty --timeout 60 -- 'b=$(stty -g); echo "BEFORE=$b"; '"$KJC"' -- sleep 30 <&0 & k=$!
 	for i in $(seq 400); do [ "$(stty -g)" != "$b" ] && break; sleep 0.05; done
-	echo "RAW=$([ "$(stty -g)" != "$b" ] && echo yes) KIDS=$(cat /proc/$k/task/$k/children | wc -w)"
+	echo "RAW=$([ "$(stty -g)" != "$b" ] && echo yes) KIDS=$(for c in $(cat /proc/$k/task/$k/children); do grep -qx kjail-sweep /proc/$c/comm || echo $c; done | wc -w)"
 	kill -9 $k; wait $k
 	for i in $(seq 200); do [ "$(stty -g)" = "$b" ] && break; sleep 0.05; done
 	echo "AFTER=$(stty -g)"'
@@ -517,7 +518,7 @@ onpty --timeout 40 -- 'set -m; sig=TSTP
 	b=$(stty -g); echo "BEFORE=$b"
 	'"$stopper"'
 	'"$KJC"' -- sleep 30
-	p=$(cat '"$T"'/kpid); init=$(cat /proc/$p/task/$p/children)
+	p=$(cat '"$T"'/kpid); init=$(for c in $(cat /proc/$p/task/$p/children); do grep -qx kjail-sweep /proc/$c/comm || echo $c; done)
 	kill -9 $p; wait $p 2>/dev/null
 	for i in $(seq 200); do [ -e /proc/$init ] || break; sleep 0.05; done
 	for i in $(seq 200); do [ "$(stty -g)" = "$b" ] && break; sleep 0.05; done

@@ -167,14 +167,84 @@ run --timeout 1 -- sleep 30
 is "$rc" 124 "timeout_exit_124"
 is "$(leaves "$KJ")" 0 "leaf_removed_after_timeout"
 
-# kill -9 of kjail: the sandbox dies with it (parent-death signal), the
-# empty leaf stays until kjail gc (or the next run) reclaims it.
-kill9_leaf() {
-	local kj leaf
-	"$KJAIL" exec -- sleep 30 >/dev/null 2>&1 &
+# kill -9 of kjail: the sandbox dies with it (parent-death signal), and
+# the leaf's sweeper (runtime/cgroup_sweep.c), a child of kjail's outside
+# the leaf, empties and removes the leaf.
+# sweeper_of KJPID: kjail's child named kjail-sweep
+sweeper_of() {
+	local c
+	for c in $(cat /proc/$1/task/$1/children 2>/dev/null); do
+		[ "$(cat /proc/$c/comm 2>/dev/null)" = kjail-sweep ] && echo "$c" && return 0
+	done
+	return 1
+}
+# sweepers: every kjail-sweep process on the machine
+sweepers() { grep -lx kjail-sweep /proc/[0-9]*/comm 2>/dev/null | cut -d/ -f3; }
+# start_kj ARGS...: kjail exec ARGS in the background, in a process group
+# of its own; sets kj, leaf, sw once the leaf and the sweeper are there.
+start_kj() {
+	kj= leaf= sw=
+	setsid "$KJAIL" exec "$@" >/dev/null 2>&1 &
 	kj=$!
-	wait_for 10 sh -c "ls -d $KJ/run-$kj-* >/dev/null 2>&1" || return 1
+	wait_for 10 sh -c "ls -d $KJ/run-$kj-* >/dev/null 2>&1" || { kill -9 $kj; wait $kj; return 1; }
 	leaf=$(ls -d "$KJ"/run-$kj-*)
+	wait_for 10 sweeper_of $kj >/dev/null || { kill -9 $kj; wait $kj; return 1; }
+	sw=$(sweeper_of $kj)
+}
+if start_kj -- sleep 30; then
+	# Outside the leaf, where kjail is; holding only what it was given.
+	is "$(cat /proc/$sw/cgroup)" "$(cat /proc/$kj/cgroup)" "sweeper_in_kjails_cgroup_not_the_leaf"
+	is "$(ls /proc/$sw/fd | sort | tr '\n' ' ')" "0 1 2 " "sweeper_holds_three_fds"
+	is "$(readlink /proc/$sw/fd/1)" "$leaf" "sweeper_fd_1_is_the_leaf"
+	# All but SIGKILL and SIGSTOP, and glibc's own 32 and 33 (no one else sends them).
+	is "$(awk '$1 == "SigBlk:" {print $2}' /proc/$sw/status)" fffffffe7ffbfeff "sweeper_blocks_every_signal"
+	check_fail "sweeper_not_in_kjails_session" test "$(cut -d' ' -f6 /proc/$sw/stat)" = "$(cut -d' ' -f6 /proc/$kj/stat)"
+	kill -9 $kj
+	wait $kj 2>/dev/null
+	check "kill_9_leaf_removed_by_sweeper" wait_for 10 sh -c "! test -d $leaf"
+	check "sweeper_gone_after_sweeping" wait_for 10 sh -c "! test -d /proc/$sw"
+else
+	not_ok "kill_9_leaf_removed_by_sweeper"; diag "kj '$kj' leaf '$leaf' sweeper '$sw'"
+fi
+# kill -9 of kjail's whole process group (a harness's killpg): the
+# sweeper is in a session of its own and does its job.
+if start_kj -- sleep 30; then
+	kill -9 -- -$kj
+	wait $kj 2>/dev/null
+	check "killpg_9_leaf_removed_by_sweeper" wait_for 10 sh -c "! test -d $leaf"
+else
+	not_ok "killpg_9_leaf_removed_by_sweeper"; diag "kj '$kj' leaf '$leaf' sweeper '$sw'"
+fi
+# With --net proxy the proxy is in the leaf and has no parent-death
+# signal: the sweeper's cgroup.kill ends it.
+if start_kj --net proxy --allow-host a.test -- sleep 30; then
+	proxy=
+	for c in $(cat /proc/$kj/task/$kj/children); do
+		[ "$(cat /proc/$c/comm)" = kjail-proxy ] && proxy=$c
+	done
+	is "${proxy:+found}" found "kill_9_with_proxy_proxy_found"
+	kill -9 $kj
+	wait $kj 2>/dev/null
+	check "kill_9_with_proxy_leaf_removed" wait_for 10 sh -c "! test -d $leaf"
+	check "kill_9_proxy_gone" wait_for 10 sh -c "! test -d /proc/$proxy"
+else
+	not_ok "kill_9_with_proxy_leaf_removed"; diag "kj '$kj' leaf '$leaf' sweeper '$sw'"
+fi
+# A normal end: kjail removes the leaf and reaps the sweeper; none is left.
+run -- true
+is "$rc:$(sweepers | wc -l)" "0:0" "no_sweeper_after_normal_exit"
+run --timeout 1 -- sleep 30
+is "$rc:$(sweepers | wc -l)" "124:0" "no_sweeper_after_timeout"
+out=$("$KJAIL" exec --limits best-effort --memory max --pids max --cpus max -- sh -c 'sleep 0.2' 2>&1 &
+	k=$!; sleep 0.1; sweeper_of $k; wait $k)
+is "$out" "" "no_sweeper_without_a_leaf"
+
+# The stale leaf of a kjail killed with its sweeper (kill -9 of both, the
+# OOM killer, a crash of the machine's...): kjail gc or the next run
+# reclaims it.
+kill9_leaf() {
+	start_kj -- sleep 30 || return 1
+	kill -9 $sw
 	kill -9 $kj
 	wait $kj 2>/dev/null
 	wait_for 10 grep -q "populated 0" "$leaf/cgroup.events" || return 1
@@ -182,13 +252,13 @@ kill9_leaf() {
 }
 leaf=$(kill9_leaf)
 if [ -n "$leaf" ] && [ -d "$leaf" ]; then
-	ok "leaf_left_after_kill_9"
+	ok "leaf_left_after_kill_9_of_kjail_and_sweeper"
 	gc=$("$KJAIL" gc); grc=$?
 	is "$grc:$gc" "0:$leaf" "gc_removes_and_lists_stale_leaf"
 	check_fail "gc_stale_leaf_gone" test -d "$leaf"
 	is "$("$KJAIL" gc)" "" "gc_again_removes_nothing"
 else
-	not_ok "leaf_left_after_kill_9"; diag "leaf: '$leaf'"
+	not_ok "leaf_left_after_kill_9_of_kjail_and_sweeper"; diag "leaf: '$leaf'"
 fi
 leaf=$(kill9_leaf)
 if [ -n "$leaf" ] && [ -d "$leaf" ]; then
@@ -223,12 +293,14 @@ is "$rc:$out" "0:five" "pids_5_runs_init_relay_proxy_and_command"
 # it as 0); kjail itself is not in the leaf.
 run --net proxy --allow-host a.test -- sh -c 'grep -c "^0$" /sys/fs/cgroup/cgroup.procs'
 is "$rc:$out" "0:1" "proxy_in_the_sandbox_cgroup_seen_inside"
-# From the host: both of kjail's children, init and the proxy, in the leaf.
+# From the host: kjail's children but its sweeper, init and the proxy, in
+# the leaf.
 "$KJAIL" exec --net proxy --allow-host a.test -- sleep 3 >/dev/null 2>&1 &
 kj=$!
 in_leaf=
-if wait_for 10 sh -c "ls -d $KJ/run-$kj-* >/dev/null 2>&1 && [ \$(wc -w </proc/$kj/task/$kj/children) = 2 ]"; then
+if wait_for 10 sh -c "ls -d $KJ/run-$kj-* >/dev/null 2>&1 && [ \$(wc -w </proc/$kj/task/$kj/children) = 3 ]"; then
 	for c in $(cat /proc/$kj/task/$kj/children); do
+		[ "$(cat /proc/$c/comm)" = kjail-sweep ] && continue
 		in_leaf="$in_leaf$(sed -n "s|^0::/kjail/run-$kj-[0-9a-f]*$|leaf|p" /proc/$c/cgroup) "
 	done
 fi
@@ -324,6 +396,24 @@ if make_delegated_cgroup l10; then
 	is "$rc:$out" "0:1" "rootless_delegated_proxy_in_the_sandbox_cgroup"
 	out=$(run_delegated l10 "$KJAIL" gc 2>&1); rc=$?
 	is "$rc:$out" "0:" "rootless_gc_runs"
+	# kill -9 of a rootless kjail: its sweeper removes the leaf too.
+	run_delegated l10 "$KJAIL" exec -- sleep 30 >/dev/null 2>&1 &
+	rk=$!
+	if wait_for 10 sh -c "ls -d $CG/l10/kjail/run-* >/dev/null 2>&1 && grep -lx kjail-sweep /proc/[0-9]*/comm >/dev/null 2>&1"; then
+		rleaf=$(ls -d "$CG"/l10/kjail/run-*)
+		rsw=$(sweepers)
+		is "$(stat -c %u /proc/$rsw)" 1000 "rootless_sweeper_runs_as_the_user"
+		rkj=${rleaf##*/run-}
+		kill -9 "${rkj%%-*}"
+		wait $rk 2>/dev/null
+		check "rootless_kill_9_leaf_removed_by_sweeper" wait_for 10 sh -c "! test -d $rleaf"
+	else
+		not_ok "rootless_kill_9_leaf_removed_by_sweeper"
+		rleaf=$(ls -d "$CG"/l10/kjail/run-* 2>/dev/null | head -n 1)
+		rkj=${rleaf##*/run-}
+		[ -n "$rkj" ] && kill -9 "${rkj%%-*}"
+		wait $rk
+	fi
 else
 	not_ok "make_delegated_cgroup l10"
 fi
