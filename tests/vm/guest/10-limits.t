@@ -354,6 +354,22 @@ kill $holder 2>/dev/null
 wait $holder 2>/dev/null
 "$KJAIL" rm l10pids >/dev/null 2>&1
 
+# kill -9 of a session's supervisor: the sandbox dies with it, and the
+# supervisor's sweeper removes the session's leaf.
+"$KJAIL" create l10kill >/dev/null 2>&1
+sleaf=$(ls -d "$KJ"/run-* 2>/dev/null)
+sup=${sleaf##*/run-}
+sup=${sup%%-*}
+if [ "$(echo "$sleaf" | wc -w)" = 1 ] && wait_for 10 sweeper_of "$sup" >/dev/null; then
+	kill -9 "$sup"
+	check "session_supervisor_kill_9_leaf_removed_by_sweeper" wait_for 10 sh -c "! test -d $sleaf"
+else
+	not_ok "session_supervisor_kill_9_leaf_removed_by_sweeper"; diag "leaves: '$sleaf'"
+	kill -9 "$sup" 2>/dev/null
+fi
+"$KJAIL" rm l10kill >/dev/null 2>&1
+"$KJAIL" gc >/dev/null 2>&1
+
 # --- no limits, no cgroup -----------------------------------------------------------------
 "$KJAIL" exec --memory max --pids max --cpus max -- sh -c 'ls /sys/fs/cgroup | wc -l; sleep 1' \
 	>/tmp/limits-nolimit 2>&1 &
