@@ -506,12 +506,13 @@ descendants() {
 }
 comm_of() { cat "/proc/$1/comm" 2>/dev/null; }
 
-# Polled for up to 4 s (a slow machine, such as the TCG VM, may need more
-# than a second to start them); the sandbox outlives the polling.
-as_caller "$KJAIL" exec $KJ_EXEC_ARGS "${P[@]}" "${WEB[@]}" -- sleep 5 >/dev/null 2>&1 &
+# Polled for up to 9 s (a slow machine, such as the TCG VM, may need more
+# than a second to start them, and more than 4 s when the host is busy
+# beside it); the sandbox outlives the polling.
+as_caller "$KJAIL" exec $KJ_EXEC_ARGS "${P[@]}" "${WEB[@]}" -- sleep 10 >/dev/null 2>&1 &
 bg=$!
 proxy="" relay=""
-for _ in $(seq 20); do
+for _ in $(seq 45); do
 	sleep 0.2
 	pids=$(descendants $bg)
 	proxy="" relay=""
