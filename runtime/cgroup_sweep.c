@@ -41,17 +41,7 @@
 
 #include "runtime/cgroup.h"
 #include "runtime/cgroup_int.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define KJ_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KJ_ASAN 1
-#endif
-#endif
-#ifndef KJ_ASAN
-#define KJ_ASAN 0
-#endif
+#include "runtime/spawn.h"
 
 #define SWEEP_MAP (64 * 1024)
 /* How long it waits for the leaf to empty once kjail is gone (a task in
@@ -103,7 +93,6 @@ static int sweeper_main(void *arg)
 {
 	struct sweep_args *a = arg;
 	struct pollfd p = {.fd = KJAIL_FD, .events = POLLIN};
-	sigset_t all;
 
 	/* The three fds kjail gave, at 0-2; none other of kjail's or its
 	 * caller's (fds 0-2 are always open in kjail, main.c, so the three
@@ -111,8 +100,6 @@ static int sweeper_main(void *arg)
 	for (int i = 0; i < 3; i++)
 		syscall(SYS_dup3, a->fd[i], i, 0);
 	syscall(SYS_close_range, 3, ~0U, 0);
-	sigfillset(&all);
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(long));
 	/* Cannot fail: a new process's pid is no live group's or session's. */
 	syscall(SYS_setsid);
 	syscall(SYS_prctl, PR_SET_NAME, "kjail-sweep", 0, 0, 0);
@@ -127,6 +114,7 @@ static int sweeper_main(void *arg)
 int cg_sweeper_start(struct kj_cgroup *cg, int kjfd, const char *name)
 {
 	struct sweep_args *a;
+	sigset_t all, old;
 	int self, rc = 0;
 
 	if (strlen(name) > NAME_MAX)
@@ -144,9 +132,13 @@ int cg_sweeper_start(struct kj_cgroup *cg, int kjfd, const char *name)
 	*a = (struct sweep_args){.fd = {self, cg->fd, kjfd}};
 	memcpy(a->name, name, strlen(name) + 1);
 	cg->sweeper_pidfd = -1;
+	/* Born with every signal blocked (a ^C to kjail's group a moment
+	 * after the clone would end it, or run a handler of kjail's on the
+	 * memory it shares); the mask stays so for its whole life. */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
 #if KJ_ASAN
-	/* AddressSanitizer cannot follow a task that shares its memory on
-	 * another stack (spawn.c): the sanitizer build forks. */
+	/* spawn.h: KJ_ASAN */
 	cg->sweeper_pid = fork();
 	if (cg->sweeper_pid == 0)
 		_exit(sweeper_main(a));
@@ -159,6 +151,7 @@ int cg_sweeper_start(struct kj_cgroup *cg, int kjfd, const char *name)
 #endif
 	if (cg->sweeper_pid < 0)
 		rc = -errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(self);
 	if (rc && cg->sweeper_pid > 0)
 		kill(cg->sweeper_pid, SIGKILL); /* ASan's fork: unseen, reaped by nobody */

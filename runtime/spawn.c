@@ -10,17 +10,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define KJ_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KJ_ASAN 1
-#endif
-#endif
-#ifndef KJ_ASAN
-#define KJ_ASAN 0
-#endif
-
 pid_t spawn_shared(int (*fn)(void *), void *arg)
 {
 	/* One stack serves every child: the parent waits until the child has
@@ -29,10 +18,7 @@ pid_t spawn_shared(int (*fn)(void *), void *arg)
 	pid_t pid;
 
 #if KJ_ASAN
-	/* AddressSanitizer cannot follow a task that shares its memory on
-	 * another stack (its report lock deadlocks): the sanitizer build
-	 * forks. */
-	(void)stack;
+	(void)stack; /* spawn.h: KJ_ASAN */
 	pid = fork();
 	if (pid == 0)
 		_exit(fn(arg));

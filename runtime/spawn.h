@@ -5,6 +5,19 @@
 
 #include <sys/types.h>
 
+/* AddressSanitizer cannot follow a task that shares its memory on
+ * another stack (its report lock deadlocks): its builds fork instead. */
+#if defined(__SANITIZE_ADDRESS__)
+#define KJ_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KJ_ASAN 1
+#endif
+#endif
+#ifndef KJ_ASAN
+#define KJ_ASAN 0
+#endif
+
 /* Run fn(arg) in a new process (SIGCHLD on exit) on a stack of its own,
  * sharing the caller's memory; the caller is suspended until the child
  * executes or exits. fn may use only system calls and its stack (no

@@ -91,6 +91,22 @@ static void proc_read(pid_t pid, const char *file, char *buf, size_t size)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* The SigBlk mask of pid's /proc status, in hex (out: 64 bytes). */
+static void sigblk(pid_t pid, char *out)
+{
+	char p[64], line[256];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(p, "r")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigBlk: %63s", out) == 1)
+			break;
+	fclose(f);
+}
+
 /* The stand-in for kjail: make the leaf's sweeper, report its pid, then
  * end as told ('k': wait to be killed; 's': stop the sweeper and exit). */
 static pid_t fake_kjail(char how, pid_t *sweeper)
@@ -178,6 +194,9 @@ int main(void)
 	ok(readlink(p, buf, sizeof(buf) - 1) > 0 && !strncmp(buf, want, strlen(want)),
 	   "sweeper_fd_1_is_the_leaf", buf);
 	ok(getsid(sw) == sw && getsid(sw) != getsid(kj), "sweeper_in_a_session_of_its_own", NULL);
+	sigblk(sw, buf);
+	/* All but SIGKILL and SIGSTOP, and glibc's own 32 and 33. */
+	ok(!strcmp(buf, "fffffffe7ffbfeff"), "sweeper_blocks_every_signal", buf);
 	ok(exists("kjail/run-1-test"), "leaf_kept_while_kjail_lives", NULL);
 	kill(kj, SIGKILL);
 	waitpid(kj, &st, 0);
