@@ -253,8 +253,8 @@ static int lock_name(const char *lockpath, bool wait)
 }
 
 /* Forget NAME (socket, record, lock file) under its lock, unless it is a
- * live session; its cgroup goes with cgroup_gc, its mounts and processes
- * died with its supervisor. The lock is create's: a create holding it is
+ * live session; its cgroup went with the supervisor's sweeper (else
+ * cgroup_gc takes it), its mounts and processes died with its supervisor. The lock is create's: a create holding it is
  * replacing the record right now, and what a check made before the lock
  * would remove afterwards could be the new session's socket and record
  * (a live supervisor nobody could reach or stop by name). gc and stop
@@ -658,7 +658,8 @@ int cmd_ls(int argc, char **argv)
 
 /* SIGKILL through a pidfd (the pid checked to be the supervisor, by its
  * start time, after the pidfd pins it), then wait for its end; the sandbox
- * dies with it (parent-death signal), and its cgroup is reclaimed. */
+ * dies with it (parent-death signal), and its cgroup goes with the
+ * supervisor's sweeper (cgroup_gc, after, takes one whose sweeper died). */
 static int kill_supervisor(const char *name, const struct session_record *rec, struct kj_err *err)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, rec->supervisor, 0);
@@ -805,7 +806,8 @@ static void orphan_socket_remove(const char *dir, const char *file, int namelen)
 }
 
 /* Sessions whose supervisor died: forget them (their processes and
- * mounts died with the supervisor; cgroup_gc removes their cgroups).
+ * mounts died with the supervisor, their cgroups with its sweeper; cgroup_gc
+ * removes any left).
  * Lock files and sockets a killed create left go too, silently. */
 int session_gc(struct kj_err *err)
 {
