@@ -254,11 +254,13 @@ static int lock_name(const char *lockpath, bool wait)
 
 /* Forget NAME (socket, record, lock file) under its lock, unless it is a
  * live session; its cgroup went with the supervisor's sweeper (else
- * cgroup_gc takes it), its mounts and processes died with its supervisor. The lock is create's: a
- * create holding it is replacing the record right now, and what a check made before the lock would
- * remove afterwards could be the new session's socket and record (a live supervisor nobody could
- * reach or stop by name). gc and stop (dead_only: a "running" record whose supervisor died) do not
- * wait for a create; rm does, and leaves what that create made. True when NAME was forgotten. */
+ * cgroup_gc takes it), its mounts and processes died with its supervisor.
+ * The lock is create's: a create holding it is replacing the record right
+ * now, and what a check made before the lock would remove afterwards could
+ * be the new session's socket and record (a live supervisor nobody could
+ * reach or stop by name). gc and stop (dead_only: a "running" record whose
+ * supervisor died) do not wait for a create; rm does, and leaves what that
+ * create made. True when NAME was forgotten. */
 static bool forget_unless_live(const char *name, bool dead_only)
 {
 	struct session_record rec;
