@@ -496,9 +496,12 @@ verdict stdio_host_directory_CVE-2024-21626_class_reaches_no_masked_file 125  # 
 bg_caller "$KJAIL" exec ${KJ_EXEC_ARGS:-} --timeout 30s -- sleep 5 >/dev/null 2>&1 </dev/null
 kjpid=$!
 init=
+# (Its child that is pid 1 inside: where limits are enforced, kjail's
+# cgroup sweeper is a child of its too.)
 for _ in $(seq 100); do
-	init=$(pgrep -P "$kjpid" | head -1)
-	[ -n "$init" ] && grep -q 'NSpid:.*[[:space:]]1$' "/proc/$init/status" 2>/dev/null && break
+	for init in $(pgrep -P "$kjpid"); do
+		grep -q 'NSpid:.*[[:space:]]1$' "/proc/$init/status" 2>/dev/null && break 2
+	done
 	init=
 	sleep 0.05
 done

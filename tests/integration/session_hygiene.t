@@ -302,6 +302,8 @@ held_create() {
 	both_up() {
 		client= sup=
 		for p in $(pgrep -f -- "^$KJAIL create .*$name\$"); do
+			# (The supervisor's cgroup sweeper shares its command line.)
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = kjail-sweep ] && continue
 			read -r _ comm _ ppid _ <"/proc/$p/stat" 2>/dev/null || continue
 			comm=$(cat "/proc/$ppid/comm" 2>/dev/null)
 			if [ "$comm" = strace ]; then client=$p; else sup=$p; fi

@@ -173,7 +173,7 @@ like "$out" $'out\nerr' pty_mode_shows_stdout_and_stderr
 # may lead to the harness's terminal while COMMAND runs.
 onpty --timeout 20 -- 'me=$(tty); '"$KJC"' -- sleep 5 <&0 & k=$!
 	for i in $(seq 100); do
-		init=$(pgrep -P $k)
+		init=$(for c in $(pgrep -P $k); do grep -qx kjail-sweep /proc/$c/comm || echo $c; done)
 		[ -n "$init" ] && [ -n "$(pgrep -P "$init")" ] && break
 		sleep 0.05
 	done
