@@ -183,7 +183,7 @@ sweepers() { grep -lx kjail-sweep /proc/[0-9]*/comm 2>/dev/null | cut -d/ -f3; }
 # start_kj ARGS...: kjail exec ARGS in the background, in a process group
 # of its own; sets kj, leaf, sw once the leaf and the sweeper are there.
 start_kj() {
-	kj= leaf= sw=
+	kj='' leaf='' sw=''
 	setsid "$KJAIL" exec "$@" >/dev/null 2>&1 &
 	kj=$!
 	wait_for 10 sh -c "ls -d $KJ/run-$kj-* >/dev/null 2>&1" || { kill -9 $kj; wait $kj; return 1; }
