@@ -296,8 +296,8 @@ int sandbox_run_host(const struct kj_config *given, struct kj_err *err)
 	}
 	close(sb.chan[0]);
 	rc = supervise(&sb);
-	kill_descendants(
-		cgroup_sweeper_pid(sb.cg)); /* anything re-parented to us after the keeper died */
+	/* Anything re-parented to us after the keeper died. */
+	kill_descendants(cgroup_sweeper_pid(sb.cg));
 	stdio_restore(&sb.io);
 	relay_report(&sb.io);
 	if (!sb.timed_out)

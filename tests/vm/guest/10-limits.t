@@ -420,6 +420,13 @@ if make_delegated_cgroup l10; then
 	is "$rc:$out" "0:1" "rootless_delegated_proxy_in_the_sandbox_cgroup"
 	out=$(run_delegated l10 "$KJAIL" gc 2>&1); rc=$?
 	is "$rc:$out" "0:" "rootless_gc_runs"
+	# Fail closed: no process left to the user for the sweeper (RLIMIT_NPROC;
+	# root is exempt), so exit 125 with the reason, and no leaf is left.
+	out=$(run_delegated l10 sh -c 'ulimit -u 1 && exec "$0" exec -- true' "$KJAIL" 2>&1); rc=$?
+	is "$rc" 125 "sweeper_not_started_exit_125"
+	like "$out" "^kjail: cgroup: start the process that removes $CG/l10/kjail/run-[0-9]+-[0-9a-f]+ if kjail is killed: Resource temporarily unavailable \(retry; kjail's own process or memory limit may be reached\)$" \
+		"sweeper_not_started_message"
+	is "$(leaves "$CG/l10/kjail")" 0 "sweeper_not_started_leaves_no_leaf"
 	# kill -9 of a rootless kjail: its sweeper removes the leaf too.
 	run_delegated l10 "$KJAIL" exec -- sleep 30 >/dev/null 2>&1 &
 	rk=$!
