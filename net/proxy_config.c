@@ -37,6 +37,10 @@ static int check_hosts_file(struct kj_config *cfg, struct kj_err *err)
 	if (rc < 0 || stat(buf, &st) < 0)
 		return kj_fail(err, "net", rc < 0 ? -rc : errno, "give an existing hosts file",
 			       "--net-hosts %s", cfg->net_hosts);
+	/* A link on the way chooses the file, so whoever can replace the
+	 * link could point allowed names at a server of theirs (conf_read). */
+	if (conf_check_links("net", cfg->net_hosts, CONF_USER, err))
+		return -EPERM;
 	if (!S_ISREG(st.st_mode))
 		return kj_fail(err, "net", 0, fix, "--net-hosts %s is not a regular file",
 			       cfg->net_hosts);

@@ -284,7 +284,8 @@ static int conf_check_above(const char *part, const char *dir, const char *below
 }
 
 /* Whoever can write the directory can replace the file in it (unless the
- * directory is sticky, as /tmp is: then only the file's owner can). */
+ * directory is sticky, as /tmp is: then only the file's owner and the
+ * directory's can). */
 int conf_check_dir(const char *part, const char *real, enum conf_trust trust, struct kj_err *err)
 {
 	char dir[PATH_MAX], fix[PATH_MAX + 32];
@@ -295,14 +296,16 @@ int conf_check_dir(const char *part, const char *real, enum conf_trust trust, st
 	if (stat(dir, &st) < 0)
 		return kj_fail(err, part, errno, NULL, "%s", dir);
 	shown = conf_shown(dir);
-	if (!(st.st_mode & S_ISVTX)) {
-		if (check_owner(part, shown, &st, trust, "the directory ", err))
-			return -EPERM;
-		if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-			snprintf(fix, sizeof(fix), "chmod go-w %s", shown);
-			return kj_fail(err, part, 0, fix,
-				       "the directory %s is writable by group or others", shown);
-		}
+	/* Sticky or not, its owner can rename or replace what is in it (a
+	 * 1777 directory of another user's swapped the caller's vault for
+	 * theirs): root or the caller, as conf_check_above() asks of every
+	 * directory above. */
+	if (check_owner(part, shown, &st, trust, "the directory ", err))
+		return -EPERM;
+	if (!(st.st_mode & S_ISVTX) && (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(fix, sizeof(fix), "chmod go-w %s", shown);
+		return kj_fail(err, part, 0, fix, "the directory %s is writable by group or others",
+			       shown);
 	}
 	if (!strcmp(dir, "/"))
 		return 0;
@@ -405,6 +408,16 @@ static int check_link_dir(const char *dir, const char *name, void *arg)
 	    check_owner(c->part, conf_shown(link), &st, c->trust, "the symlink ", c->err))
 		return 1;
 	return 0;
+}
+
+int conf_check_links(const char *part, const char *path, enum conf_trust trust, struct kj_err *err)
+{
+	char real[PATH_MAX];
+
+	return conf_resolve(path, true, real, sizeof(real), check_link_dir,
+			    &(struct link_check){part, trust, err}) > 0
+		       ? -EPERM
+		       : 0;
 }
 
 /* The deepest part of path that exists, into p (PATH_MAX), lstat'ed

@@ -91,6 +91,12 @@ int conf_resolve(const char *path, bool follow_last, char *out, size_t size,
  * replace the file chooses it. 0 or -EPERM/-errno with err filled. */
 int conf_check_dir(const char *part, const char *real, enum conf_trust trust, struct kj_err *err);
 
+/* Every symlink on the way to path (which resolves) sits in a directory
+ * that meets the rule conf_check_dir() sets for a file's, and, in a
+ * sticky one, is owned as the file must be: conf_read's check, for files
+ * read elsewhere (--seccomp, --net-hosts). 0, or -EPERM with err filled. */
+int conf_check_links(const char *part, const char *path, enum conf_trust trust, struct kj_err *err);
+
 /* path (a configuration file or directory, there or not): the deepest
  * part of it that exists, resolved (each symlink's directory checked as
  * conf_read checks it), and every directory from there up to / must be

@@ -253,8 +253,11 @@ int policy_load(struct kj_policy *p, struct kj_err *err)
 	/* Root's file only: whoever else could write it could loosen it. */
 	rc = conf_read("policy", KJ_POLICY_FILE, CONF_SYSTEM, &text, &real, err);
 	p->state = rc == -ENOENT ? "absent" : "read";
+	/* Absent, only root may be able to put it there: a directory of
+	 * another user's on the way (/etc/kjail owned by a deploy user) lets
+	 * that user delete the policy and run without it. */
 	if (rc == -ENOENT)
-		return 0;
+		return conf_check_tree("policy", KJ_POLICY_FILE, CONF_SYSTEM, err);
 	if (rc || (rc = conf_parse("policy", text, KJ_POLICY_FILE, &lines, err)))
 		return rc;
 	for (size_t i = 0; !rc && i < lines.n; i++)

@@ -93,6 +93,11 @@ static int read_policy_file(struct kj_config *cfg, struct kj_err *err)
 		return -EPERM;
 	if (rc < 0)
 		return kj_fail(err, "seccomp", -rc, NULL, "--seccomp %s", cfg->seccomp_file);
+	/* A link on the way chooses the file: one in a directory another
+	 * user can write (or, in /tmp, another user's) is theirs to point
+	 * at a loose policy, as for every configuration file (conf_read). */
+	if (conf_check_links("seccomp", cfg->seccomp_file, CONF_USER, err))
+		return -EPERM;
 	if (!(canon = strdup(buf)))
 		return kj_fail(err, "seccomp", ENOMEM, NULL, "--seccomp %s", cfg->seccomp_file);
 	/* Checked on the descriptor we read from, not on the name.

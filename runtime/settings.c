@@ -11,6 +11,7 @@
 
 #include "runtime/cli.h"
 #include "runtime/env.h"
+#include "runtime/settings_reach.h"
 
 enum { L_SYSTEM, L_USER, L_ENV, L_FLAGS, L_COUNT }; /* lowest first */
 
@@ -22,6 +23,10 @@ static int read_settings(const char *path, enum conf_trust trust, struct kj_line
 	int rc = conf_read("settings", path, trust, &text, &real, err);
 
 	if (rc == -ENOENT) {
+		/* Absent, no other user may be able to put it there either;
+		 * read, conf_read checked the same. */
+		if ((rc = conf_check_tree("settings", path, trust, err)))
+			return rc;
 		if (conf_files_add(files, NULL, conf_shown(path), "absent"))
 			return conf_files_check(files, err);
 		return 0;
@@ -58,13 +63,11 @@ static int read_sources(struct kj_lines layers[L_COUNT], struct kj_sources *src,
 		return rc;
 	if (dir) {
 		snprintf(path, sizeof(path), "%s/settings", dir);
-		if ((rc = read_settings(path, CONF_USER, &layers[L_USER], &src->files, err)))
-			return rc;
 		/* Read or not, no other user may be able to put it there or
 		 * take it away: a run without the user's settings (or
 		 * profiles, below the same directory) loses what they
-		 * restricted. */
-		if ((rc = conf_check_tree("settings", path, CONF_USER, err)))
+		 * restricted (read_settings). */
+		if ((rc = read_settings(path, CONF_USER, &layers[L_USER], &src->files, err)))
 			return rc;
 	}
 	/* Set but empty is a mistake too, not "no profile". */
@@ -262,81 +265,6 @@ static int check_file_out_of_reach(const struct kj_config *cfg, const char *show
 		       root == cfg->workspace.src ? "the workspace " : "--rw ", root);
 }
 
-/* The directories kjail reads settings, profiles and sessions' records
- * from, whether or not they hold a file yet. By name, a grant of one (or
- * of a directory above one) is refused (a credential store, a system
- * directory) or masked (the session directory); a workspace or --rw grant
- * that is one of them under another name (a bind mount) was neither: the
- * sandbox wrote ~/.config/kjail/settings, or an agent.profile there that
- * shadowed the built-in one, and the next run read it. */
-static int check_dirs_out_of_reach(const struct kj_config *cfg, struct kj_err *err)
-{
-	const char *home = conf_home(), *udir, *dirs[3 + 3] = {KJ_ETC "/profiles"};
-	const char *roots[1 + KJ_MAX_BINDS];
-	struct stat rs[1 + KJ_MAX_BINDS];
-	char user[PATH_MAX], legacy[PATH_MAX], up[PATH_MAX];
-	size_t n = 1, nconf, nroots = 0;
-	int rc;
-
-	if ((rc = conf_user_dir(&udir, err)))
-		return rc;
-	if (udir && (size_t)snprintf(user, sizeof(user), "%s/profiles", udir) < sizeof(user))
-		dirs[n++] = user;
-	/* ~/.config/kjail too when $XDG_CONFIG_HOME moved it: a run
-	 * without that variable reads it again. */
-	if (home &&
-	    (size_t)snprintf(legacy, sizeof(legacy), "%s/%s/profiles", home, KJ_USER_DIR) <
-		    sizeof(legacy) &&
-	    (n == 1 || strcmp(legacy, user)))
-		dirs[n++] = legacy;
-	nconf = n;
-	for (size_t i = 0; i < cfg->nsession_dirs && n < sizeof(dirs) / sizeof(dirs[0]); i++)
-		dirs[n++] = cfg->session_dirs[i];
-	/* Each root's identity once, then one stat() per directory on each
-	 * way up (the same calls whichever of them exist). */
-	for (size_t b = 0; b <= cfg->nbinds; b++) {
-		const struct kj_bind *k = b < cfg->nbinds ? &cfg->binds[b] : &cfg->workspace;
-		if (k->src && (b == cfg->nbinds || k->writable) && stat(k->src, &rs[nroots]) == 0)
-			roots[nroots++] = k->src;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const char *root = NULL;
-		char *slash;
-		for (size_t r = 0; r < nroots && !root; r++)
-			root = path_covers(roots[r], dirs[i]) ? roots[r] : NULL;
-		if (!root && dirs[i][0] == '/' && strlen(dirs[i]) < sizeof(up))
-			for (memcpy(up, dirs[i], strlen(dirs[i]) + 1); !root && strcmp(up, "/");
-			     slash[slash == up] = '\0') {
-				struct stat st;
-				if (stat(up, &st) == 0)
-					for (size_t r = 0; r < nroots && !root; r++)
-						if (st.st_dev == rs[r].st_dev &&
-						    st.st_ino == rs[r].st_ino)
-							root = roots[r];
-				if (!(slash = strrchr(up, '/')))
-					break;
-			}
-		/* Another mount of the whole home (or of a directory above it)
-		 * is refused as such when the mounts are read, with its own
-		 * message (mounts/masks.c, add_home_alias). */
-		if (root && i > 0 && i < nconf && path_covers(home, dirs[i]) &&
-		    path_holds(root, home))
-			continue;
-		/* A grant that holds a session directory by name masks it.
-		 * One that holds $XDG_CONFIG_HOME/kjail by name, before the
-		 * directory exists, would let the sandbox make it. */
-		if (root && (i < nconf || !path_covers(root, dirs[i])))
-			return kj_fail(
-				err, "settings", 0,
-				"grant a directory that holds none of kjail's configuration or sessions",
-				"%s%s %s %s%s, which the sandbox could then write",
-				root == cfg->workspace.src ? "the workspace " : "--rw ", root,
-				path_covers(root, dirs[i]) ? "holds" : "shows", conf_shown(dirs[i]),
-				path_covers(root, dirs[i]) ? "" : " under another name");
-	}
-	return 0;
-}
-
 /* A file the sandbox can write is the sandbox's to choose: reading it as
  * configuration would let one run loosen the next. */
 static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj_conf_files *f,
@@ -383,7 +311,7 @@ static int check_files_out_of_reach(const struct kj_config *cfg, const struct kj
 		rc = check_file_out_of_reach(cfg, f->v[i].shown, real, err);
 	}
 	free(cwd);
-	return rc ? rc : check_dirs_out_of_reach(cfg, err);
+	return rc ? rc : settings_dirs_out_of_reach(cfg, err);
 }
 
 /* Did the caller choose the workspace (--workspace on the command line),

@@ -47,7 +47,9 @@ int parse_size(const char *opt, const char *s, uint64_t *out, struct kj_err *err
 			    strcasecmp(suffix, "ib"))
 				goto bad;
 		}
-		if (v > UINT64_MAX / mul)
+		/* UINT64_MAX is "max" (parse_size_or_max): written as a
+		 * number it would lift the limit it was meant to set. */
+		if (v > UINT64_MAX / mul || v * mul == UINT64_MAX)
 			return kj_fail(err, "option", ERANGE, "the largest size is 16777215T",
 				       "--%s %s", opt, s);
 		*out = v * mul;
@@ -248,7 +250,7 @@ int parse_cpus(const char *opt, const char *s, uint64_t *quota_us, struct kj_err
 	}
 	if ((whole == 0 && frac == 0) || (whole && parse_u64(s, whole, &w)))
 		goto bad;
-	if (w > 4096)
+	if (w > 4096 || (w == 4096 && f))
 		goto bad;
 	/* cpu.max quota over a 100 ms period; the kernel's minimum is 1 ms. */
 	*quota_us = (w * 1000 + f) * 100;

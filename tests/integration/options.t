@@ -81,6 +81,13 @@ refused idle_timeout_on_one_shot_refused '^kjail: option: --idle-timeout does no
 	exec --idle-timeout 5m -- "${run_marker[@]}"
 refused size_overflow_names_largest_size '^kjail: option: --memory 99999999T: Numerical result out of range \(the largest size is 16777215T\)$' \
 	exec --memory 99999999T -- "${run_marker[@]}"
+# 2^64-1 is how "max" is held: written as a number it would lift the cap
+# it was meant to set (no --output-limit at all, and a policy's
+# "require output-limit" told a lie).
+for o in output-limit memory tmp-size; do
+	refused "size_all_ones_${o//-/_}_refused" "^kjail: option: --$o 18446744073709551615: Numerical result out of range \\(the largest size is 16777215T\\)$" \
+		exec --$o 18446744073709551615 -- "${run_marker[@]}"
+done
 refused empty_cwd_refused '^kjail: option: --cwd: empty path \(give a directory inside the sandbox\)$' \
 	exec --cwd '' -- "${run_marker[@]}"
 # --isolation none reads --cwd as the sandbox does: absolute, or relative
@@ -258,6 +265,8 @@ refused protect_count_limit_in_house_format '^kjail: option: --protect: at most 
 # --cpus outside 0.01-4096: the fix says the range, not only the low end.
 refused cpus_over_4096_says_the_range '^kjail: option: --cpus: invalid value .5000. \(give a number of CPUs from 0\.01 to 4096' \
 	exec --cpus 5000 -- "${run_marker[@]}"
+refused cpus_fraction_over_4096_refused '^kjail: option: --cpus: invalid value .4096\.5. \(give a number of CPUs from 0\.01 to 4096' \
+	exec --cpus 4096.5 -- "${run_marker[@]}"
 
 # ------------------------------------------- setup failures say what to do
 # A part that fails for a reason of the host's (an errno kjail's code has

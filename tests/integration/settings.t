@@ -539,4 +539,96 @@ XDG_CONFIG_HOME=$XC refused_file absent_xdg_settings_below_world_writable_ancest
 	"^kjail: settings: $T/open \(on the way to $XC/kjail/settings\) is writable by group or others"
 reset_config
 
+# ------------------------------------ configuration reached through a symlink
+#
+# ~/.config/kjail/profiles, or one profile in it, linked into a project (a
+# usual dotfiles layout): a run in that project could rewrite the profile,
+# and a later run anywhere load it. Refused where the sandbox could write
+# the target, there or not yet; accepted elsewhere.
+mkdir -p "$T/proj/prof" "$T/elsewhere"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$T/proj" "$T/elsewhere"
+rm -rf "$USER_DIR/profiles"
+ln -s "$T/proj/prof" "$USER_DIR/profiles"
+kje exec --limits best-effort --quiet --workspace "$T/proj" -- sh -c 'echo "isolation none" >prof/evil.profile'
+like "$rc:$err" "^125:kjail: settings: the workspace $T/proj holds $T/proj/prof, which ~/.config/kjail/profiles leads to through a symlink: the sandbox could write it, and a later run read it \(" \
+	profiles_dir_linked_into_workspace_refused
+ok profiles_dir_linked_into_workspace_not_written test ! -e "$T/proj/prof/evil.profile"
+kje exec --limits best-effort --quiet --workspace "$T/elsewhere" --rw "$T/proj" -- true
+like "$rc:$err" "^125:kjail: settings: --rw $T/proj holds $T/proj/prof, which ~/.config/kjail/profiles leads to" \
+	profiles_dir_linked_into_rw_grant_refused
+kje exec --limits best-effort --quiet --workspace "$T/elsewhere" -- true
+is "$rc:$err" "0:" profiles_dir_linked_elsewhere_accepted
+rm "$USER_DIR/profiles"
+mkdir "$USER_DIR/profiles"
+chown "$KJ_OWNER" "$USER_DIR/profiles"
+ln -s "$T/proj/build.profile" "$USER_DIR/profiles/build.profile"
+kje exec --limits best-effort --quiet --workspace "$T/proj" -- sh -c 'echo "isolation none" >build.profile'
+like "$rc:$err" "^125:kjail: settings: the workspace $T/proj holds $T/proj/build.profile, which ~/.config/kjail/profiles/build.profile leads to through a symlink" \
+	dangling_profile_link_into_workspace_refused
+ok dangling_profile_link_target_not_written test ! -e "$T/proj/build.profile"
+rm "$USER_DIR/profiles/build.profile"
+# Relative, and through a second link that leads nowhere yet.
+ln -s "$T/proj/later" "$T/elsewhere/hop"
+ln -s "../../../../elsewhere/hop/x.profile" "$USER_DIR/profiles/rel.profile"
+kje exec --limits best-effort --quiet --workspace "$T/proj" -- true
+like "$rc:$err" "^125:kjail: settings: the workspace $T/proj holds $T/proj/later/x.profile, which ~/.config/kjail/profiles/rel.profile leads to" \
+	relative_profile_link_through_dangling_hop_refused
+kje exec --limits best-effort --quiet --workspace "$T/elsewhere" -- true
+is "$rc:$err" "0:" relative_profile_link_run_elsewhere_accepted
+rm "$USER_DIR/profiles/rel.profile"
+reset_config
+
+# A sticky directory's owner can rename or replace what the caller keeps
+# in it: a configuration file directly in another user's 1777 directory
+# is refused, as one below it already was.
+mkdir -p "$T/stickyo"
+chown 12345 "$T/stickyo"
+chmod 1777 "$T/stickyo"
+put "$T/stickyo/p.profile" "$KJ_OWNER" 0644 'quiet'
+put "$T/stickyo/vars" "$KJ_OWNER" 0600 'A=1'
+kje exec --limits best-effort --quiet --profile "$T/stickyo/p.profile" -- true
+like "$rc:$err" "^125:kjail: [a-z]+: the directory $T/stickyo is owned by uid 12345, neither root nor you" \
+	profile_in_sticky_directory_of_another_user_refused
+kje exec --limits best-effort --quiet --env-file "$T/stickyo/vars" -- true
+like "$rc:$err" "^125:kjail: [a-z-]+: the directory $T/stickyo is owned by uid 12345, neither root nor you" \
+	env_file_in_sticky_directory_of_another_user_refused
+chown root "$T/stickyo"
+kje exec --limits best-effort --quiet --profile "$T/stickyo/p.profile" -- true
+is "$rc:$err" "0:" profile_in_sticky_directory_of_root_accepted
+
+# --seccomp FILE and --net-hosts FILE meet the symlink rule of every
+# configuration file: a link in a directory others can write chooses the
+# file for them.
+mkdir -p "$T/safe2" "$T/open2"
+chmod 0777 "$T/open2"
+cp "$here/../../profiles/seccomp-default.policy" "$T/safe2/p.policy"
+printf '127.0.0.1 a.test\n' >"$T/safe2/hosts"
+chmod 0644 "$T/safe2/p.policy" "$T/safe2/hosts"
+chown "$KJ_OWNER" "$T/safe2" "$T/safe2/p.policy" "$T/safe2/hosts"
+ln -s "$T/safe2/p.policy" "$T/open2/p.policy"
+ln -s "$T/safe2/hosts" "$T/open2/hosts"
+kje exec --limits best-effort --quiet --seccomp "$T/open2/p.policy" -- true
+like "$rc:$err" "^125:kjail: seccomp: the directory $T/open2 is writable by group or others" \
+	seccomp_file_through_link_in_open_directory_refused
+kje exec --limits best-effort --quiet --seccomp "$T/safe2/p.policy" -- true
+is "$rc:$err" "0:" seccomp_file_direct_accepted
+kje exec --limits best-effort --quiet --net proxy --allow-host a.test --net-hosts "$T/open2/hosts" -- true
+like "$rc:$err" "^125:kjail: net: the directory $T/open2 is writable by group or others" \
+	net_hosts_through_link_in_open_directory_refused
+kje exec --limits best-effort --quiet --net proxy --allow-host a.test --net-hosts "$T/safe2/hosts" -- true
+is "$rc:$err" "0:" net_hosts_direct_accepted
+
+# With no policy file, the directory it would be in must still be root's:
+# another owner of /etc/kjail could delete the policy and run without it
+# (--profile PATH skips the built-in profiles' lookup, which checked it).
+put "$T/safe2/p.profile" "$KJ_OWNER" 0644 'quiet'
+chown 12345 "$ETC_UP/kjail"
+kje exec --limits best-effort --quiet --profile "$T/safe2/p.profile" -- true
+like "$rc:$err" "^125:kjail: [a-z]+: /etc/kjail \(on the way to /etc/kjail/[a-z]+\) is owned by uid 12345: that user could replace or hide what is below it" \
+	absent_policy_in_directory_of_another_user_refused
+chown root "$ETC_UP/kjail"
+kje exec --limits best-effort --quiet --profile "$T/safe2/p.profile" -- true
+is "$rc:$err" "0:" absent_policy_in_root_directory_accepted
+reset_config
+
 done_testing
