@@ -398,11 +398,42 @@ static const struct hm_rule *find_addr(const struct hm_rule *list, size_t n, int
 	return find(list, n, &t, deny);
 }
 
+/* Where the kernel connects an unspecified address: connect() to 0.0.0.0
+ * (also as ::ffff:0.0.0.0 on a dual-stack socket) reaches 127.0.0.1, to
+ * :: reaches ::1. Into lo (family *lf); false for any other address. */
+static bool unspecified_reaches(int family, const unsigned char *a, int *lf, unsigned char *lo)
+{
+	static const unsigned char v4_any[4], mapped_any[16] = {[10] = 0xff, [11] = 0xff};
+
+	memset(lo, 0, 16);
+	if ((family == AF_INET && !memcmp(a, v4_any, 4)) ||
+	    (family == AF_INET6 && !memcmp(a, mapped_any, 16))) {
+		*lf = AF_INET;
+		lo[0] = 127, lo[3] = 1;
+		return true;
+	}
+	if (family == AF_INET6 && !memcmp(a, v6_zero, 16)) {
+		*lf = AF_INET6;
+		lo[15] = 1;
+		return true;
+	}
+	return false;
+}
+
 enum hm_verdict hm_check_addr(const struct hm_rules *rules, int family, const unsigned char *addr,
 			      int port, const struct hm_rule **rule, const char **cls)
 {
+	unsigned char lo[16];
+	int lf;
+
 	*cls = NULL;
 	if ((*rule = find_addr(rules->deny, rules->ndeny, family, addr, port, true)))
+		return HM_DENIED;
+	/* --deny-host 127.0.0.0/8 holds for 0.0.0.0, [::ffff:0.0.0.0] and
+	 * [::] too, which reach the host's loopback as well (a wide allow
+	 * rule, such as 0.0.0.0/0, let them past the deny rule). */
+	if (unspecified_reaches(family, addr, &lf, lo) &&
+	    (*rule = find_addr(rules->deny, rules->ndeny, lf, lo, port, true)))
 		return HM_DENIED;
 	*cls = hm_addr_class(family, addr);
 	if (!*cls)

@@ -32,8 +32,7 @@
 #include "net/proxy_int.h"
 
 #define PROXY_STACK (256 * 1024)
-#define PROXY_DRAIN_MS 2000 /* connections still running when the sandbox ended */
-#define PROXY_STOP_MS 3000  /* kjail's wait before SIGKILL */
+#define PROXY_STOP_MS 3000 /* kjail's wait before SIGKILL */
 
 struct kj_proxy {
 	pid_t pid;
@@ -278,9 +277,11 @@ __attribute__((noreturn)) static void proxy_serve(struct proxy_ctx *px, int sock
 	for (;;) {
 		pthread_mutex_lock(&px->lock);
 		/* Those left only wait on a resolver or a connect (no shutdown
-		 * reaches them, and what they wait for no one will use): they
-		 * are logged as ended with the sandbox, and the lock stays held
-		 * to the exit so that none writes a second line. */
+		 * reaches them, and what they wait for no one will use), or,
+		 * past the deadline, still relay (an upstream that stalls the
+		 * rest of an upload): they are logged as ended with the
+		 * sandbox, and the lock stays held to the exit so that none
+		 * writes a second line. */
 		if (atomic_load(&px->active) <= px->nwaiting || now_ms() >= deadline) {
 			conn_log_waiting(px);
 			_exit(0);

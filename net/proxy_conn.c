@@ -125,9 +125,10 @@ static void write_line(const struct conn *c)
 		: c->shown_host[0] ? c->shown_host
 				   : "-",
 		c->have_target ? c->target.port : c->shown_port, c->decision,
-		c->rule[0] ? c->rule : "-", c->addr[0] ? c->addr : "-", (unsigned long long)c->up,
-		(unsigned long long)c->down, c->reason[0] ? " reason=\"" : "", c->reason,
-		c->reason[0] ? "\"" : "");
+		c->rule[0] ? c->rule : "-", c->addr[0] ? c->addr : "-",
+		(unsigned long long)__atomic_load_n(&c->up, __ATOMIC_RELAXED),
+		(unsigned long long)__atomic_load_n(&c->down, __ATOMIC_RELAXED),
+		c->reason[0] ? " reason=\"" : "", c->reason, c->reason[0] ? "\"" : "");
 	if (len >= (int)sizeof(line)) {
 		len = sizeof(line) - 1;
 		line[len - 1] = '\n';
@@ -173,6 +174,29 @@ void conn_log(struct conn *c)
 	write_line(c);
 }
 
+static void list_add(struct conn *c)
+{
+	struct proxy_ctx *px = c->px;
+
+	c->wait_prev = NULL;
+	c->wait_next = px->waiting;
+	if (px->waiting)
+		px->waiting->wait_prev = c;
+	px->waiting = c;
+}
+
+static void list_del(struct conn *c)
+{
+	struct proxy_ctx *px = c->px;
+
+	if (c->wait_prev)
+		c->wait_prev->wait_next = c->wait_next;
+	else
+		px->waiting = c->wait_next;
+	if (c->wait_next)
+		c->wait_next->wait_prev = c->wait_prev;
+}
+
 /* Around a call the sandbox's end cannot cut short (getaddrinfo, getent,
  * a connect's 10 s poll): while c waits, only conn_log_waiting may read
  * it, and this thread writes nothing to it. */
@@ -182,11 +206,7 @@ static void conn_wait(struct conn *c, const char *what)
 
 	pthread_mutex_lock(&px->lock);
 	c->waiting = what;
-	c->wait_prev = NULL;
-	c->wait_next = px->waiting;
-	if (px->waiting)
-		px->waiting->wait_prev = c;
-	px->waiting = c;
+	list_add(c);
 	px->nwaiting++;
 	pthread_mutex_unlock(&px->lock);
 }
@@ -197,26 +217,51 @@ static void conn_unwait(struct conn *c)
 	struct proxy_ctx *px = c->px;
 
 	pthread_mutex_lock(&px->lock);
-	if (c->wait_prev)
-		c->wait_prev->wait_next = c->wait_next;
-	else
-		px->waiting = c->wait_next;
-	if (c->wait_next)
-		c->wait_next->wait_prev = c->wait_prev;
+	list_del(c);
 	c->waiting = NULL;
 	px->nwaiting--;
 	pthread_mutex_unlock(&px->lock);
 }
 
+void conn_track(struct conn *c)
+{
+	pthread_mutex_lock(&c->px->lock);
+	c->relaying = true;
+	list_add(c);
+	pthread_mutex_unlock(&c->px->lock);
+}
+
+void conn_untrack(struct conn *c)
+{
+	pthread_mutex_lock(&c->px->lock);
+	list_del(c);
+	c->relaying = false;
+	pthread_mutex_unlock(&c->px->lock);
+}
+
 void conn_log_waiting(struct proxy_ctx *px)
 {
-	/* Every connection gets its line: one still resolving or connecting
-	 * when the sandbox ended would otherwise vanish from the log with
-	 * the proxy's exit (its thread cannot be woken to write it). Only an
-	 * allowed connection waits, so it counts as allowed. */
+	/* Every connection gets its line: one still resolving, connecting
+	 * or relaying when the sandbox ended (and the drain gave up on it)
+	 * would otherwise vanish from the log with the proxy's exit: a
+	 * command could keep a transfer out of --net-log by having the
+	 * server stall it. Only an allowed connection waits or relays, so
+	 * it counts as allowed. */
 	for (struct conn *c = px->waiting; c; c = c->wait_next) {
 		c->decision = "allow";
-		snprintf(c->reason, sizeof(c->reason), "sandbox ended while %s", c->waiting);
+		if (c->relaying) {
+			/* A reset, not the clean end the exit's close would
+			 * send: the server must not take a cut upload for
+			 * whole. */
+			struct linger now = {.l_onoff = 1, .l_linger = 0};
+			(void)setsockopt(c->upstream, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
+			snprintf(c->reason, sizeof(c->reason),
+				 "sandbox ended while relaying: cut after the proxy's last %d ms; "
+				 "the server's connection reset",
+				 PROXY_DRAIN_MS);
+		} else
+			snprintf(c->reason, sizeof(c->reason), "sandbox ended while %s",
+				 c->waiting);
 		atomic_fetch_add(&px->stats->allowed, 1);
 		write_line(c);
 	}

@@ -64,9 +64,11 @@ struct proxy_ctx {
 	atomic_int active;            /* connections being served */
 	atomic_size_t bulk_bytes;     /* buffer growth beyond PUMP_BUF_MIN, all connections */
 	int clients[PROXY_MAX_CONNS]; /* their client fds (-1: free slot) */
-	struct conn *waiting;         /* those that wait (conn.waiting), linked */
-	int nwaiting;
+	struct conn *waiting;         /* those that wait, or relay (conn.waiting), linked */
+	int nwaiting;                 /* of them, those that wait */
 };
+
+#define PROXY_DRAIN_MS 2000 /* connections still running when the sandbox ended */
 
 /* Bytes read from the client and not yet consumed. */
 struct rbuf {
@@ -93,6 +95,9 @@ struct conn {
 	/* "resolving", "connecting": blocked where the sandbox's end cannot
 	 * wake it, and on px->waiting; else NULL. Under px->lock. */
 	const char *waiting;
+	/* Moving bytes (pump), and on px->waiting too, but not counted in
+	 * px->nwaiting: the drain waits for it. Under px->lock. */
+	bool relaying;
 	struct conn *wait_prev, *wait_next;
 	struct rbuf in;
 	/* When the request head (HTTP, or SOCKS5's greeting and request) must
@@ -111,6 +116,11 @@ void conn_log(struct conn *c);
  * which the caller keeps until it exits: a waiting thread that wakes
  * blocks on the lock and never writes a second line. */
 void conn_log_waiting(struct proxy_ctx *px);
+/* Around pump: a connection relaying when the proxy gives up draining
+ * is logged by conn_log_waiting too (with its bytes so far), and its
+ * thread, which blocks in conn_untrack, writes no second line. */
+void conn_track(struct conn *c);
+void conn_untrack(struct conn *c);
 enum open_result conn_open(struct conn *c);
 void conn_refuse(struct conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void conn_set_shown(struct conn *c, const unsigned char *host, size_t len, int port);

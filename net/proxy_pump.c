@@ -163,7 +163,9 @@ static int dir_move(struct dir *d, struct proxy_ctx *px)
 		if (n > 0) {
 			d->off += (size_t)n;
 			d->len -= (size_t)n;
-			*d->count += (uint64_t)n;
+			/* Read by the main thread too, when the sandbox ends
+			 * mid-transfer (conn_log_waiting). */
+			__atomic_fetch_add(d->count, (uint64_t)n, __ATOMIC_RELAXED);
 			moved = true;
 			continue;
 		}
@@ -216,6 +218,9 @@ const char *pump(struct conn *c, uint64_t up_limit, uint64_t idle_ms)
 
 	if (up_limit == 0)
 		d[0].eof = d[0].done = true;
+	/* On the proxy's list while it moves bytes: if the sandbox ends and
+	 * this outlasts the drain, its line is still written. */
+	conn_track(c);
 	for (int i = 0; i < 2; i++) {
 		d[i].size = PUMP_BUF_MIN;
 		if (!d[i].done && !(d[i].buf = malloc(d[i].size))) {
@@ -275,6 +280,7 @@ const char *pump(struct conn *c, uint64_t up_limit, uint64_t idle_ms)
 		}
 	}
 out:
+	conn_untrack(c);
 	for (int i = 0; i < 2; i++) {
 		free(d[i].buf);
 		if (d[i].size > PUMP_BUF_MIN)

@@ -76,15 +76,36 @@ class Server6(Server):
     address_family = socket.AF_INET6
 six = Server6(("::1", 0), Handler)
 threading.Thread(target=six.serve_forever, daemon=True).start()
+import os, time
+stall = socket.socket()  # ends its own side at once, reads nothing for 4 s
+stall.bind(("127.0.0.1", 0))
+stall.listen(16)
+def stalled():
+    while True:
+        c = stall.accept()[0]
+        c.shutdown(socket.SHUT_WR)
+        time.sleep(4)
+        n, how = 0, "eof"
+        try:
+            while True:
+                b = c.recv(1 << 20)
+                if not b: break
+                n += len(b)
+        except OSError:
+            how = "reset"
+        with open(os.path.join(os.path.dirname(sys.argv[1]), "stall.out"), "w") as f:
+            f.write("%s %d\n" % (how, n))
+        c.close()
+threading.Thread(target=stalled, daemon=True).start()
 print(plain.server_address[1], tls.server_address[1], silent.getsockname()[1], six.server_address[1],
-      full.getsockname()[1], flush=True)
+      full.getsockname()[1], stall.getsockname()[1], flush=True)
 threading.Event().wait(600)
 PY
 python3 "$T/servers.py" "$T/srv.pem" "$T/srv.key" >"$T/ports" 2>"$T/servers.err" &
 SRV=$!
 trap 'kill $SRV 2>/dev/null; _cleanup' EXIT
 for _ in $(seq 100); do [ -s "$T/ports" ] && break; sleep 0.05; done
-read -r HTTP TLS SILENT SIX FULL <"$T/ports"
+read -r HTTP TLS SILENT SIX FULL STALL <"$T/ports"
 
 # Every name the tests use points at the host's loopback.
 printf '127.0.0.1 web.test tls.test rebind.test a.example.test a.b.example.test example.test example.test.evil xn--bcher-kva.example.test a.xn--p1ai.example.test\n' >"$T/hosts"
@@ -198,6 +219,20 @@ is "$out" "hello from 127.0.0.1:$HTTP" ip_literal_allowed_as_such
 kj exec "${P[@]}" --allow-host "*.example.test:$HTTP" --allow-host "127.0.0.1:$HTTP" \
 	--deny-host a.example.test -- curl -sS -w ' %{http_code}' "http://a.example.test:$HTTP/"
 like "$(echo $out)" "refused by --deny-host a.example.test 403$" deny_beats_allow
+
+# 0.0.0.0 and [::ffff:0.0.0.0] reach the host's loopback: a deny of
+# 127.0.0.0/8 holds for them under a wide allow rule, over HTTP and SOCKS5
+# (they reached the host's loopback listener before).
+kj exec "${P[@]}" --allow-host '0.0.0.0/0:*' --deny-host 127.0.0.0/8 -- sh -c "
+	for u in http://127.0.0.1:$HTTP/ http://0.0.0.0:$HTTP/ 'http://[::ffff:0.0.0.0]:$HTTP/'; do
+		curl -sS -g --noproxy '' -o /dev/null -w '%{http_code} ' \"\$u\"
+	done
+	curl -sS -o /dev/null --socks5 127.0.0.1:3128 http://0.0.0.0:$HTTP/ 2>/dev/null || echo socks-refused"
+is "$out" "403 403 403 socks-refused" deny_loopback_holds_for_unspecified_addresses
+like "$(grep 'proto=http host=0.0.0.0' "$LOG" | tail -1)" "decision=refuse .*--deny-host 127.0.0.0/8" \
+	unspecified_address_refusal_logged_with_the_deny_rule
+like "$(grep 'proto=socks5 host=0.0.0.0' "$LOG" | tail -1)" "decision=refuse .*--deny-host 127.0.0.0/8" \
+	unspecified_address_refused_over_socks5
 
 kj exec "${P[@]}" --allow-host "*.example.test:$HTTP" --allow-host "127.0.0.1:$HTTP" -- sh -c "
 	for h in a.example.test a.b.example.test example.test example.test.evil; do
@@ -583,6 +618,25 @@ like "$(cat "$LOG")" "proto=connect host=web.test port=$FULL decision=allow rule
 	connecting_connection_logged_when_sandbox_ends
 # The old wait: 0.5 s of COMMAND, then 2 s for the connect.
 ok proxy_does_not_wait_for_a_connect_when_sandbox_ends test "$ms" -lt $((2300 + KJ_TIME_SLACK_MS))
+
+# One still relaying when the proxy gives up draining (a server that ends
+# its side, then reads nothing for 4 s, while COMMAND has sent 8 MB and
+# left): it still gets its log line, with the bytes so far, and the server
+# sees a reset, not a clean end that would pass a cut upload for whole.
+# (Before, no line at all: a command could keep an upload out of the log.)
+rm -f "$LOG" "$T/stall.out"
+kj exec "${P[@]}" --allow-host "web.test:$STALL" --allow-host "127.0.0.1:$STALL" -- python3 -c "import socket
+s = socket.create_connection(('127.0.0.1', 3128), timeout=10)
+s.sendall(b'CONNECT web.test:$STALL HTTP/1.1\r\n\r\n')
+print(s.recv(100).split()[1].decode())
+s.sendall(b'x' * 8000000)
+s.shutdown(socket.SHUT_WR)
+s.recv(100)"
+is "$rc $out" "0 200" stalled_upload_command_finished
+like "$(cat "$LOG")" "proto=connect host=web.test port=$STALL decision=allow rule=\"--allow-host web.test:$STALL\" addr=127.0.0.1 up=[0-9]+ down=0 reason=\"sandbox ended while relaying: cut after the proxy's last 2000 ms; the server's connection reset\"" \
+	relaying_connection_logged_when_proxy_gives_up
+for _ in $(seq 100); do [ -s "$T/stall.out" ] && break; sleep 0.1; done
+like "$(cat "$T/stall.out" 2>/dev/null)" "^reset " cut_upload_reaches_the_server_as_a_reset
 
 # A session's proxy ends as gracefully when the session stops: its open
 # connections get their lines, and a --net-log file it made stays, even

@@ -209,6 +209,38 @@ static void embedded(void)
 
 /* The punycode refusal is for allow wildcards only: a deny wildcard
  * covers xn-- names too, whatever narrower allow rule names them. */
+/* An unspecified address reaches the host's loopback (connect() to
+ * 0.0.0.0 is to 127.0.0.1, to :: is to ::1): a deny of loopback holds for
+ * it, even where a wide allow rule covers it. */
+static void unspecified_meets_loopback_deny(void)
+{
+	static const char *const allow[] = {"0.0.0.0/0:*", "[::/0]:*", NULL};
+	static const char *const deny4[] = {"127.0.0.0/8", NULL};
+	static const char *const deny6[] = {"[::1]", NULL};
+	unsigned char any[16] = {0};
+	const struct hm_rule *r;
+	const char *cls;
+	struct set s;
+
+	build(&s, allow, deny4);
+	ok(hm_check_addr(&s.rules, AF_INET, any, 80, &r, &cls) == HM_DENIED,
+	   "deny_loopback_covers_0.0.0.0", NULL);
+	ok(check6(&s, "::ffff:0.0.0.0", 80) == HM_DENIED, "deny_loopback_covers_mapped_0.0.0.0",
+	   NULL);
+	ok(check6(&s, "::", 80) == HM_ALLOWED, "deny_ipv4_loopback_leaves_ipv6_any", NULL);
+	inet_pton(AF_INET, "0.0.0.1", any);
+	ok(hm_check_addr(&s.rules, AF_INET, any, 80, &r, &cls) == HM_ALLOWED,
+	   "deny_loopback_leaves_other_0/8_addresses", NULL);
+	build(&s, allow, deny6);
+	ok(check6(&s, "::", 80) == HM_DENIED, "deny_ipv6_loopback_covers_ipv6_any", NULL);
+	memset(any, 0, sizeof(any));
+	ok(hm_check_addr(&s.rules, AF_INET, any, 80, &r, &cls) == HM_ALLOWED,
+	   "deny_ipv6_loopback_leaves_0.0.0.0", NULL);
+	build(&s, allow, NULL);
+	ok(hm_check_addr(&s.rules, AF_INET, any, 80, &r, &cls) == HM_ALLOWED,
+	   "unspecified_allowed_by_a_wide_rule_without_deny", NULL);
+}
+
 static void deny_wildcard_covers_punycode(void)
 {
 	static const char *const allow[] = {"xn--bcher-kva.example.test", "*.xn--p1ai.example.test",
@@ -363,6 +395,7 @@ int main(void)
 	translated();
 	embedded();
 	deny_wildcard_covers_punycode();
+	unspecified_meets_loopback_deny();
 
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
