@@ -35,6 +35,9 @@
 #include "runtime/stdio.h"
 
 #define MAX_CONNS 512
+/* Out of file descriptors: how long the listener waits before the next
+ * accept (a readable listener that cannot be accepted spun poll). */
+#define ACCEPT_RETRY_MS 100
 
 struct conn {
 	int fd;
@@ -48,6 +51,7 @@ struct conn {
 static struct conn conns[MAX_CONNS];
 static int nconns;
 static long long last_activity_ms;
+static long long accept_after; /* now_ms() before which no accept is tried */
 
 static long long now_ms(void)
 {
@@ -97,6 +101,14 @@ static void signal_exec(pid_t sid, int sig)
 	}
 	if (d)
 		closedir(d);
+}
+
+/* A client waiting to be accepted? */
+static bool pending(int listenfd)
+{
+	struct pollfd p = {.fd = listenfd, .events = POLLIN};
+
+	return poll(&p, 1, 0) == 1;
 }
 
 static void drop_conn(int i)
@@ -188,13 +200,22 @@ __attribute__((noreturn)) static void exec_child(const struct sandbox *sb, int c
 	int e;
 
 	setsid();
-	for (int i = 0; i < 3; i++)
-		if (fds[i] != i && dup2(fds[i], i) < 0)
-			_exit(KJ_EXIT_SETUP);
 	/* The host's /dev/null (and the like) handed in: reopened from the
-	 * sandbox's read-only /dev (runtime/stdio.c says why). */
-	if (stdio_reopen_nodes() < 0)
-		_exit(KJ_EXIT_SETUP);
+	 * sandbox's read-only /dev (runtime/stdio.c says why). Said, as every
+	 * failure here is: a silent 125 left the client with nothing to go
+	 * on (init out of file descriptors). */
+	for (int i = 0; i <= 3; i++) {
+		e = i < 3 ? (fds[i] != i && dup2(fds[i], i) < 0 ? errno : 0)
+			  : (stdio_reopen_nodes() < 0 ? errno : 0);
+		if (e) {
+			kj_fail(&err, "session", e,
+				"fewer commands at once in the session, or a higher ulimit -n at "
+				"kjail create",
+				"give the command its stdin, stdout and stderr");
+			reply(connfd, SESSION_FAILED, KJ_EXIT_SETUP, err.msg);
+			_exit(KJ_EXIT_SETUP);
+		}
+	}
 	/* --cwd: absolute inside the sandbox, or relative to the workspace. */
 	if (chdir(cfg->workspace.dest) < 0 || (x->cwd && chdir(x->cwd) < 0)) {
 		kj_fail(&err, "cwd", errno, "give a directory that exists inside the sandbox",
@@ -447,11 +468,12 @@ void session_serve(struct sandbox *sb, int listenfd)
 		pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = sb->ctl[0], .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = tfd, .events = POLLIN};
-		pfd[n++] =
-			(struct pollfd){.fd = nconns < MAX_CONNS ? listenfd : -1, .events = POLLIN};
+		long long wait = accept_after - now_ms();
+		pfd[n++] = (struct pollfd){.fd = nconns < MAX_CONNS && wait <= 0 ? listenfd : -1,
+					   .events = POLLIN};
 		for (int i = 0; i < nconns; i++)
 			pfd[n++] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
-		if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)n, wait > 0 ? (int)wait : -1) < 0 && errno != EINTR)
 			_exit(KJ_EXIT_SETUP);
 		if (pfd[0].revents) {
 			struct signalfd_siginfo si;
@@ -468,14 +490,24 @@ void session_serve(struct sandbox *sb, int listenfd)
 		if (pfd[2].revents) {
 			uint64_t ticks;
 			(void)!read(tfd, &ticks, sizeof(ticks));
-			if (idle && running_execs() == 0 &&
+			/* Not with a client connected or waiting to be: its exec
+			 * would be lost (an `exec --create` that found the
+			 * session running failed with 125). */
+			if (idle && running_execs() == 0 && nconns == 0 && !pending(listenfd) &&
 			    now_ms() - last_activity_ms >= (long long)idle)
 				_exit(0);
 		}
 		if (pfd[3].revents) {
-			int c = accept4(listenfd, NULL, NULL, SOCK_CLOEXEC);
+			/* Non-blocking: a client that never reads its replies
+			 * loses them, and no longer stalls init for every other.
+			 * Out of fds (EMFILE), the listener stays readable: it is
+			 * left out of poll for a while, not spun on. */
+			int c = accept4(listenfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 			if (c >= 0)
 				conns[nconns++] = (struct conn){.fd = c};
+			else if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+				 errno == ENOMEM)
+				accept_after = now_ms() + ACCEPT_RETRY_MS;
 		}
 		/* Walk backwards: handling may drop (swap-remove) a connection. */
 		for (int i = n - 5; i >= 0; i--)

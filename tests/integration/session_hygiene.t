@@ -12,12 +12,13 @@ full_init=
 deaf_init=
 deaf_client=
 cleanup_sessions() {
-	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail" "$S-dead" "$S-full" "$S-gone" "$S-gonefail" "$S-kill" "$S-supkill" "$S-deaf"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
+	for s in "$S-pipe" "$S-fd" "$S-json" "$S-stuck" "$S-opt" "$S-fail" "$S-dead" "$S-full" "$S-gone" "$S-gonefail" "$S-kill" "$S-supkill" "$S-deaf" "$S-flood" "$S-idle" "$S-nofd"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done
 	[ -n "$holder" ] && kill "$holder" 2>/dev/null
 	[ -n "$filler" ] && kill "$filler" 2>/dev/null
 	[ -n "$full_init" ] && kill -CONT "$full_init" 2>/dev/null
 	[ -n "$deaf_init" ] && kill -CONT "$deaf_init" 2>/dev/null
 	[ -n "$deaf_client" ] && kill -KILL "$deaf_client" 2>/dev/null
+	touch "$T/flood_let_go" "$T/fds_let_go" 2>/dev/null
 	# (an old kjail's gc leaves the stray sockets this file makes)
 	rm -f "$sdir/$S-stray.sock" "$sdir/$S-stray.lock" "$sdir/$S-held.sock" "$sdir/$S-held.lock" \
 		"$sdir/$S-dead.state" "$sdir/$S-dead.sock" "$sdir/$S-dead.lock"
@@ -505,5 +506,108 @@ for f in --tty --no-tty --stats; do
 done
 kj ls
 unlike "$out" "^$S-opt " refused_create_makes_no_session
+
+# ------------------------------------------------ init keeps serving
+#
+# A client that floods init with requests and never reads the replies:
+# its replies are dropped, and init does not block on them (it stalled
+# every other client until that one went away).
+kj create $CREATE_ARGS "$S-flood"
+cat >"$T/flood.py" <<'PY'
+import os, socket, struct, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+s.settimeout(0.5)
+try:
+    for _ in range(20000):
+        s.send(struct.pack("<IiQQII", 4, 0, 0, 0, 0, 0))  # SESSION_INFO
+except OSError:
+    pass
+open(sys.argv[2], "w").close()
+for _ in range(300):  # connected, unread, until told to let go
+    if os.path.exists(sys.argv[3]): break
+    time.sleep(0.05)
+PY
+rm -f "$T/flooded" "$T/flood_let_go"
+as_caller python3 "$T/flood.py" "$sdir/$S-flood.sock" "$T/flooded" "$T/flood_let_go" </dev/null >/dev/null 2>&1 &
+flooder=$!
+for _ in $(seq 200); do [ -e "$T/flooded" ] && break; sleep 0.05; done
+start=${EPOCHREALTIME/./}
+kj exec -s "$S-flood" --timeout 30s -- echo alive
+ms=$(((${EPOCHREALTIME/./} - start) / 1000))
+is "$rc:$out" "0:alive" session_serves_beside_a_client_that_never_reads
+ok "session_not_stalled_by_that_client ($ms ms)" test "$ms" -lt $((3000 + KJ_TIME_SLACK_MS))
+touch "$T/flood_let_go"
+wait "$flooder" 2>/dev/null
+flooder=
+kj rm "$S-flood"
+
+# The idle timeout does not end a session while a client is connected:
+# its exec would be lost (an exec --create that found the session running
+# then failed with 125). This client connects, waits 2.5 idle periods,
+# then sends an exec: it runs.
+kj create $CREATE_ARGS --idle-timeout 1s "$S-idle"
+cat >"$T/late_exec.py" <<'PY'
+import os, socket, struct, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+time.sleep(2.5)
+n = os.open("/dev/null", os.O_RDWR)
+try:
+    socket.send_fds(s, [struct.pack("<IiQQII", 1, 0, 0, 0, 1, 0) + b"true\0"], [n, n, n])
+    s.settimeout(5)
+    r = s.recv(70000)
+    print(struct.unpack("<Ii", r[:8]) if r else "ended")
+except OSError as e:
+    print("ended", e.errno)
+PY
+as_caller python3 "$T/late_exec.py" "$sdir/$S-idle.sock" </dev/null >"$T/late.out" 2>&1
+is "$(cat "$T/late.out")" "(5, 0)" idle_timeout_waits_for_a_connected_client
+# ... and ends it once no one is connected.
+gone=no
+for _ in $(seq 100); do
+	[ -e "$sdir/$S-idle.sock" ] || { gone=yes; break; }
+	kj ls
+	case "$out" in *"$S-idle "*running*) ;; *) gone=yes; break ;; esac
+	sleep 0.1
+done
+is "$gone" yes idle_session_still_ends_after_the_client
+kj rm "$S-idle"
+
+# Out of file descriptors (a low ulimit -n at create, idle connections
+# holding the rest), init left the listener out of poll for a while
+# instead of spinning on it (100% CPU, serving no one); once the
+# connections go, the waiting exec runs.
+as_caller sh -c 'ulimit -n 40 && exec "$@"' sh "$KJAIL" create $CREATE_ARGS "$S-nofd"
+expect_rc create_with_few_fds 0
+nofd_init=$(kj_children "$(supervisor_pid "$S-nofd")" | head -n 1)
+ok "few_fds_session_init_found ($nofd_init)" test -n "$nofd_init"
+cat >"$T/hold_fds.py" <<'PY'
+import os, socket, sys, time
+held = []
+for _ in range(60):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(sys.argv[1])
+    held.append(s)
+open(sys.argv[2], "w").close()
+for _ in range(600):  # until told to let go (a kill may reach only as_caller's shell)
+    if os.path.exists(sys.argv[3]): break
+    time.sleep(0.05)
+PY
+rm -f "$T/fds_held" "$T/fds_let_go"
+as_caller python3 "$T/hold_fds.py" "$sdir/$S-nofd.sock" "$T/fds_held" "$T/fds_let_go" </dev/null >/dev/null 2>&1 &
+fd_holder=$!
+for _ in $(seq 200); do [ -e "$T/fds_held" ] && break; sleep 0.05; done
+cpu() { awk '{print $14 + $15}' "/proc/$nofd_init/stat"; }
+before=$(cpu)
+sleep 1.5
+spent=$(($(cpu) - before))
+ok "init_does_not_spin_out_of_fds ($spent ticks in 1.5 s)" test "$spent" -lt 30
+touch "$T/fds_let_go"
+wait "$fd_holder" 2>/dev/null
+fd_holder=
+kj exec -s "$S-nofd" --timeout 20s -- echo back
+is "$rc:$out" "0:back" few_fds_session_serves_once_fds_free
+kj rm "$S-nofd"
 
 done_testing
