@@ -106,6 +106,10 @@ static const char *parse_head(const struct conn *c, struct request *r)
 			return "white space or a control byte in the request line";
 	r->method = p;
 	r->mlen = strcspn(p, " ");
+	/* No space in the request line: the target would start past it (past
+	 * the whole head, when no line held a space). */
+	if (p + r->mlen >= eol)
+		return "malformed request line";
 	r->target = p + r->mlen + 1;
 	r->tlen = strcspn(r->target, " \r");
 	r->version = r->target + r->tlen + 1;

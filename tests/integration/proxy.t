@@ -269,6 +269,12 @@ like "$(tail -n 1 "$LOG")" "proto=http host=web.test port=$HTTP decision=refuse 
 kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "GET / HTTP/1.1\r\nHost: web.test:$HTTP\r\nHost: evil.test\r\n\r\n"
 like "$out $(tail -n 1 "$LOG")" "^HTTP/1.1 400.* proto=http host=web.test port=$HTTP decision=refuse .*more than one Host header" \
 	two_host_headers_refused_and_logged_with_the_first
+
+# A head with no space at all: refused as malformed (the parser's target
+# pointed past the head's end before).
+kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "GETx\r\nHost:web.test\r\n\r\n"
+like "$out $(tail -n 1 "$LOG")" "^HTTP/1.1 400.* decision=refuse .*reason=\"malformed request line\"" \
+	request_line_without_space_refused
 # A tab in the request line: a server splitting on any white space reads
 # other words than the proxy did.
 kj exec "${P[@]}" "${WEB[@]}" -- python3 -c "$raw" "GET http://web.test:$HTTP/\tx HTTP/1.1\r\n\r\n"
