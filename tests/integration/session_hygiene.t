@@ -18,7 +18,7 @@ cleanup_sessions() {
 	[ -n "$full_init" ] && kill -CONT "$full_init" 2>/dev/null
 	[ -n "$deaf_init" ] && kill -CONT "$deaf_init" 2>/dev/null
 	[ -n "$deaf_client" ] && kill -KILL "$deaf_client" 2>/dev/null
-	touch "$T/flood_let_go" "$T/fds_let_go" 2>/dev/null
+	touch "$T/marks/flood_let_go" "$T/marks/fds_let_go" 2>/dev/null
 	# (an old kjail's gc leaves the stray sockets this file makes)
 	rm -f "$sdir/$S-stray.sock" "$sdir/$S-stray.lock" "$sdir/$S-held.sock" "$sdir/$S-held.lock" \
 		"$sdir/$S-dead.state" "$sdir/$S-dead.sock" "$sdir/$S-dead.lock"
@@ -509,6 +509,11 @@ unlike "$out" "^$S-opt " refused_create_makes_no_session
 
 # ------------------------------------------------ init keeps serving
 #
+# The clients below run as the caller and leave their markers in $M.
+M=$T/marks
+mkdir -p "$M"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$M"
+#
 # A client that floods init with requests and never reads the replies:
 # its replies are dropped, and init does not block on them (it stalled
 # every other client until that one went away).
@@ -528,16 +533,17 @@ for _ in range(300):  # connected, unread, until told to let go
     if os.path.exists(sys.argv[3]): break
     time.sleep(0.05)
 PY
-rm -f "$T/flooded" "$T/flood_let_go"
-as_caller python3 "$T/flood.py" "$sdir/$S-flood.sock" "$T/flooded" "$T/flood_let_go" </dev/null >/dev/null 2>&1 &
+rm -f "$M/flooded" "$M/flood_let_go"
+as_caller python3 "$T/flood.py" "$sdir/$S-flood.sock" "$M/flooded" "$M/flood_let_go" </dev/null >/dev/null 2>&1 &
 flooder=$!
-for _ in $(seq 200); do [ -e "$T/flooded" ] && break; sleep 0.05; done
+for _ in $(seq 200); do [ -e "$M/flooded" ] && break; sleep 0.05; done
+ok flooding_client_connected test -e "$M/flooded"
 start=${EPOCHREALTIME/./}
 kj exec -s "$S-flood" --timeout 30s -- echo alive
 ms=$(((${EPOCHREALTIME/./} - start) / 1000))
 is "$rc:$out" "0:alive" session_serves_beside_a_client_that_never_reads
 ok "session_not_stalled_by_that_client ($ms ms)" test "$ms" -lt $((3000 + KJ_TIME_SLACK_MS))
-touch "$T/flood_let_go"
+touch "$M/flood_let_go"
 wait "$flooder" 2>/dev/null
 flooder=
 kj rm "$S-flood"
@@ -594,16 +600,17 @@ for _ in range(600):  # until told to let go (a kill may reach only as_caller's 
     if os.path.exists(sys.argv[3]): break
     time.sleep(0.05)
 PY
-rm -f "$T/fds_held" "$T/fds_let_go"
-as_caller python3 "$T/hold_fds.py" "$sdir/$S-nofd.sock" "$T/fds_held" "$T/fds_let_go" </dev/null >/dev/null 2>&1 &
+rm -f "$M/fds_held" "$M/fds_let_go"
+as_caller python3 "$T/hold_fds.py" "$sdir/$S-nofd.sock" "$M/fds_held" "$M/fds_let_go" </dev/null >/dev/null 2>&1 &
 fd_holder=$!
-for _ in $(seq 200); do [ -e "$T/fds_held" ] && break; sleep 0.05; done
+for _ in $(seq 200); do [ -e "$M/fds_held" ] && break; sleep 0.05; done
+ok fd_holding_client_connected test -e "$M/fds_held"
 cpu() { awk '{print $14 + $15}' "/proc/$nofd_init/stat"; }
 before=$(cpu)
 sleep 1.5
 spent=$(($(cpu) - before))
 ok "init_does_not_spin_out_of_fds ($spent ticks in 1.5 s)" test "$spent" -lt 30
-touch "$T/fds_let_go"
+touch "$M/fds_let_go"
 wait "$fd_holder" 2>/dev/null
 fd_holder=
 kj exec -s "$S-nofd" --timeout 20s -- echo back
