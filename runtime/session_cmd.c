@@ -356,8 +356,15 @@ static void unstarted_forget(const char *name)
 	char lockpath[512];
 	int lock, rc;
 
-	if (session_path(lockpath, sizeof(lockpath), name, "lock", &ignored) ||
-	    (lock = lock_name(lockpath, false)) < 0)
+	if (session_path(lockpath, sizeof(lockpath), name, "lock", &ignored))
+		return;
+	/* The dead supervisor's lock goes with its last fd, which the kernel
+	 * may release a moment after its end of the ready pipe: tried for up
+	 * to 2 s (on a loaded host the one try came first, and the lock file
+	 * and socket stayed). Another create's live lock stays its own. */
+	for (int i = 0; (lock = lock_name(lockpath, false)) == -EWOULDBLOCK && i < 200; i++)
+		usleep(10000);
+	if (lock < 0)
 		return;
 	rc = session_record_read(name, &rec, &ignored);
 	if (rc == -ENOENT ||
