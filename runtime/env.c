@@ -20,10 +20,23 @@ static const char *const allowed[] = {
 };
 
 static const char *const secret_parts[] = {
-	"SECRET", "PASSWORD", "PASSWD",      "TOKEN",  "CREDENTIAL",
-	"APIKEY", "API_KEY",  "PRIVATE_KEY", "COOKIE", NULL,
+	"SECRET",
+	"PASSWORD",
+	"PASSWD",
+	"TOKEN",
+	"CREDENTIAL",
+	"APIKEY",
+	"API_KEY",
+	"PRIVATE_KEY",
+	"COOKIE",
+	"PASSPHRASE",
+	/* S3_ACCESS_KEY_ID; a database URL carries its password */
+	"ACCESS_KEY",
+	"DATABASE_URL",
+	NULL,
 };
-static const char *const secret_suffixes[] = {"_KEY", "_PASS", "_PWD", "_PAT", NULL};
+/* _DSN: Sentry's and the like hold a key */
+static const char *const secret_suffixes[] = {"_KEY", "_PASS", "_PWD", "_PAT", "_DSN", NULL};
 static const char *const secret_prefixes[] = {
 	"AWS_",        "GH_",        "GITHUB_",   "SSH_",
 	"GPG_",        "VAULT_",     "AZURE_",    "GOOGLE_APPLICATION_",

@@ -28,7 +28,7 @@ like "$err" "kjail: env: --env GITHUB_TOKEN: the name looks like a secret \(add 
 # that pattern alone, so a pattern dropped from the list lets its name
 # through: parts anywhere in the name, suffixes, prefixes; any case.
 secret_names="XSECRETX XPASSWORDX XPASSWDX XTOKENX XCREDENTIALX XAPIKEYX XAPI_KEYX
-	XPRIVATE_KEYX XCOOKIEX X_KEY X_PASS X_PWD X_PAT AWS_X GH_X GITHUB_X SSH_X GPG_X
+	XPRIVATE_KEYX XCOOKIEX XPASSPHRASEX XACCESS_KEYX XDATABASE_URLX X_KEY X_PASS X_PWD X_PAT X_DSN AWS_X GH_X GITHUB_X SSH_X GPG_X
 	VAULT_X AZURE_X GOOGLE_APPLICATION_X DOCKER_AUTHX KUBECONFIGX NPM_TOKEN gh_lower"
 passed=
 for name in $secret_names; do
