@@ -601,7 +601,8 @@ is "$rc:$err" "0:" profile_in_sticky_directory_of_root_accepted
 # file for them.
 mkdir -p "$T/safe2" "$T/open2"
 chmod 0777 "$T/open2"
-cp "$here/../../profiles/seccomp-default.policy" "$T/safe2/p.policy"
+# (a policy of its own: the VM's copy of the tests has no profiles/)
+printf '@default allow\nuname errno:EPERM\n' >"$T/safe2/p.policy"
 printf '127.0.0.1 a.test\n' >"$T/safe2/hosts"
 chmod 0644 "$T/safe2/p.policy" "$T/safe2/hosts"
 chown "$KJ_OWNER" "$T/safe2" "$T/safe2/p.policy" "$T/safe2/hosts"
