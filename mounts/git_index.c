@@ -50,9 +50,19 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 		bool gitlink;
 		if (off + fixed > len)
 			return false;
-		gitlink = be32(b + start + 24) == GITLINK;
+		/* Host git tests the type bits only (S_ISGITLINK: mode &
+		 * S_IFMT): a mode of 0160644 the command wrote into the index
+		 * is a gitlink to it, whose submodule `git status` enters and
+		 * whose core.fsmonitor it runs. An exact compare missed it. */
+		gitlink = (be32(b + start + 24) & 0170000u) == GITLINK;
 		flags = (unsigned)b[off + fixed - 2] << 8 | b[off + fixed - 1];
-		off += fixed + (version >= 3 && (flags & 0x4000) ? 2 : 0);
+		/* Host git reads the extended flags of an entry whose flag
+		 * says so in any version; git writes them in version 3 and up
+		 * only, so one in version 2 is no index git made: unread, never
+		 * parsed otherwise than git parses it. */
+		if (version < 3 && (flags & 0x4000))
+			return false;
+		off += fixed + (flags & 0x4000 ? 2 : 0);
 		if (off >= len)
 			return false; /* the extended flags ran past the end */
 		if (version == 4) {   /* prefix-compressed: strip N bytes, add the rest */
@@ -81,6 +91,13 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 		if (version < 4)
 			strip = plen; /* the whole name */
 		if (strip > plen || plen - strip + namelen >= sizeof(path))
+			return false;
+		/* Version 4: host git takes the name's length from the flags
+		 * when it fits there, not from its NUL, and steps over the
+		 * entry by it: names the two disagree on would have kjail
+		 * step elsewhere than git and miss the gitlinks git reads. */
+		if (version == 4 && (flags & 0xfff) < 0xfff &&
+		    plen - strip + namelen != (flags & 0xfff))
 			return false;
 		if (version == 4 || (fn && gitlink)) {
 			memcpy(path + plen - strip, name, namelen);
