@@ -151,6 +151,37 @@ static bool hooks_changed(int gitfd, const struct timespec *t)
 	return changed;
 }
 
+/* name in dirfd (where) is a symbolic link the command made during the
+ * run: renamed to NAME.kjail-refused. Git makes directories in
+ * .git/modules, never links, but follows one: a link .git/modules/lib ->
+ * ../../junk/evil was walked by no check (opened through no symlink) and
+ * the user's next `git submodule update --init` of the unpopulated lib
+ * took that repository as the submodule's git directory and ran its
+ * post-checkout hook on the host. True if it was such a link. */
+static bool link_set_aside(struct walk *w, int dirfd, const char *name, const char *where)
+{
+	char refused[NAME_MAX + 32];
+	struct stat st;
+
+	if (w->taking || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+		return false;
+	if (!changed_since(&st, &w->start))
+		return true; /* not the command's: left, and not followed */
+	snprintf(refused, sizeof(refused), "%s.kjail-refused", name);
+	if (renameat(dirfd, name, dirfd, refused) == 0) {
+		kj_note("git: the command made %s/%s a symbolic link (host git would take a "
+			"submodule's config and hooks from where it leads); renamed to %s",
+			where, name, refused);
+	} else {
+		struct kj_err err;
+		w->rc = kj_fail(&err, "git", errno, "remove it before running git there",
+				"set aside the symbolic link %s/%s, which the command made", where,
+				name);
+		kj_err_print(&err);
+	}
+	return true;
+}
+
 /* The files of a git directory host git takes config from: config, and
  * commondir (which sends it to another directory's config and hooks) and
  * config.worktree (more config, with extensions.worktreeConfig). */
@@ -190,7 +221,7 @@ static void check_module_names(struct walk *w, int fd, const char *where, const 
 		char sub[4096];
 		struct stat head;
 		int mfd;
-		if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.' || link_set_aside(w, fd, e->d_name, where))
 			continue;
 		mfd = path_open(fd, e->d_name, O_DIRECTORY, BENEATH);
 		if (mfd < 0)
@@ -216,10 +247,12 @@ static void check_module_names(struct walk *w, int fd, const char *where, const 
 static void check_modules(struct walk *w, int gitfd, const char *where, const char *key, int depth,
 			  bool strict)
 {
-	int fd = path_open(gitfd, "modules", O_DIRECTORY, BENEATH);
+	int fd;
 	char sub[4096];
 
-	if (fd < 0)
+	if (link_set_aside(w, gitfd, "modules", where))
+		return; /* .git/modules -> ../junk: the same */
+	if ((fd = path_open(gitfd, "modules", O_DIRECTORY, BENEATH)) < 0)
 		return;
 	(void)!snprintf(sub, sizeof(sub), "%s/modules", where);
 	check_module_names(w, fd, sub, key, depth, strict);
