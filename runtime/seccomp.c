@@ -28,10 +28,11 @@
 #define CLONE_NEWTIME 0x00000080
 #endif
 
-#define LINE_MAX_LEN 512 /* longer lines are an error, not truncated */
-#define MAX_CONDS 8      /* conditions on one line, before != expansion */
-#define MAX_EXPANDED 256 /* libseccomp rules one line may expand to */
-#define ARG_MAX_INDEX 5  /* seccomp sees six syscall arguments */
+#define LINE_MAX_LEN 512    /* longer lines are an error, not truncated */
+#define MAX_CONDS 8         /* conditions on one line, before != expansion */
+#define MAX_EXPANDED 256    /* libseccomp rules one line may expand to */
+#define ARG_MAX_INDEX 5     /* seccomp sees six syscall arguments */
+#define MAX_SYSCALL_NR 1024 /* native numbers tracked per policy (x86_64: < 512) */
 
 struct kj_seccomp_prog {
 	unsigned short len;         /* instructions */
@@ -114,6 +115,12 @@ struct policy {
 	uint32_t def_action;
 	struct kj_err *err;
 	unsigned int nrules; /* libseccomp rules added so far */
+	/* Per native syscall number: the actions its lines use, and whether
+	 * one of them has no condition (see note_action). */
+	struct {
+		bool seen, mixed, uncond;
+		uint32_t act;
+	} sys[MAX_SYSCALL_NR];
 };
 
 /* libseccomp's rule database grows worse than linearly: a policy that
@@ -512,6 +519,30 @@ static int resolve_syscall(const char *name)
 	return late ? (int)late->value : __NR_SCMP_ERROR;
 }
 
+/* libseccomp keeps only the unconditional rule of a syscall that also
+ * has rules with conditions and another action, in either order: with
+ * `ioctl allow` and `ioctl kill arg1&0xffffffff==TIOCSTI` in an allow-list
+ * TIOCSTI was allowed (terminal injection, CVE-2017-5226), the kill line
+ * silently dropped. A line that does nothing is refused, as an action
+ * equal to @default is. */
+static int note_action(struct policy *p, const char *name, int nr, uint32_t act, int nconds)
+{
+	if (nr >= MAX_SYSCALL_NR)
+		return 0;
+	if (p->sys[nr].seen && p->sys[nr].act != act)
+		p->sys[nr].mixed = true;
+	if (!p->sys[nr].seen)
+		p->sys[nr].act = act;
+	p->sys[nr].seen = true;
+	p->sys[nr].uncond |= nconds == 0;
+	if (p->sys[nr].mixed && p->sys[nr].uncond)
+		return bad(
+			p, "give every line of the syscall conditions, or one action",
+			"'%s': a line without conditions and a line with another action: libseccomp keeps only the one without, so the other would do nothing",
+			name);
+	return 0;
+}
+
 static int parse_rule(struct policy *p, char **tok, int ntok)
 {
 	struct scmp_arg_cmp c[MAX_CONDS];
@@ -542,6 +573,8 @@ static int parse_rule(struct policy *p, char **tok, int ntok)
 	}
 	if (nr < 0)
 		return 0; /* e.g. umount on x86_64: nothing to filter */
+	if ((rc = note_action(p, tok[0], nr, act, ntok - 2)) < 0)
+		return rc;
 	return add_rule(p, tok[0], nr, act, c, ntok - 2);
 }
 
