@@ -211,6 +211,15 @@ static void check_seccomp(struct report *r, const struct kj_config *cfg)
 		r->seccomp_ok = probe_seccomp(text, source, builtin, &insns, &r->seccomp_err) == 0;
 		r->seccomp_compiles = r->seccomp_ok || insns > 0;
 	}
+	/* --isolation none loads no filter: the probe is a fact of the host,
+	 * not of the run, and the line says so instead of "ok". */
+	if (cfg->isolation == KJ_ISOLATION_NONE) {
+		c = add(r, "seccomp", "info");
+		set(c->detail, sizeof(c->detail),
+		    "not used: --isolation none runs COMMAND without a filter (here %s %s)", source,
+		    r->seccomp_ok ? "loads and denies unshare" : "does not load");
+		return;
+	}
 	c = add(r, "seccomp", r->seccomp_ok ? "ok" : "fail");
 	if (r->seccomp_ok) {
 		set(c->detail, sizeof(c->detail),
@@ -233,6 +242,14 @@ static void check_landlock(struct report *r, const struct kj_config *cfg)
 
 	r->landlock_ok = landlock_plan(cfg, &r->landlock_abi, &r->landlock_err) == 0;
 	landlock_describe(cfg, r->landlock_abi, what, sizeof(what));
+	/* --isolation none enforces no Landlock (launch_host.c): "ABI 7:
+	 * files, ..." would describe a wall the run does not get. */
+	if (cfg->isolation == KJ_ISOLATION_NONE) {
+		c = add(r, "landlock", "info");
+		set(c->detail, sizeof(c->detail),
+		    "not used: --isolation none runs COMMAND without Landlock (here %s)", what);
+		return;
+	}
 	c = add(r, "landlock", !r->landlock_ok ? "fail" : r->landlock_abi > 0 ? "ok" : "info");
 	set(c->detail, sizeof(c->detail), "%s", what);
 	if (!r->landlock_ok) {

@@ -116,6 +116,11 @@ KJAIL_PROFILE=host kje doctor
 is "$rc" 0 doctor_host_profile_can_run
 like "$(line profile)" "^warn +profile +host .*profile host: no isolation, the environment is the boundary" doctor_host_profile_warning
 like "$(line posture)" "host · no isolation \(the environment is the boundary\)" doctor_host_posture
+# The host profile loads no filter and enforces no Landlock: doctor said
+# "ok seccomp ... loads and denies unshare" and "ok landlock ABI 7: files,
+# abstract unix sockets, signals" for a run that gets neither.
+like "$(line seccomp)" "^info +seccomp +not used: --isolation none runs COMMAND without a filter" doctor_host_profile_seccomp_not_used
+like "$(line landlock)" "^info +landlock +not used: --isolation none runs COMMAND without Landlock" doctor_host_profile_landlock_not_used
 KJAIL_PROFILE=host kje exec -- true
 is "$rc" 0 host_profile_runs_as_doctor_said
 
