@@ -240,7 +240,29 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return kj_fail(err, "mount", errno, NULL, "make / private");
 
-	rootfd = open_tree(AT_FDCWD, cfg->root, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	/* cfg->root is canonical (realpath, runtime/config.c): no symbolic
+	 * link lies on its way. One found there now was swapped in after the
+	 * check (a session whose workspace holds the --root DIR renaming a
+	 * link to / over it), and open_tree followed it: the sandbox got the
+	 * host's / while the socket and pseudo file system masks, listed for
+	 * DIR, left the host's unix sockets outside /run and /tmp (an LXD
+	 * socket is root on the host) connectable. */
+	rootfd = path_open(AT_FDCWD, cfg->root, O_DIRECTORY,
+			   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (rootfd < 0)
+		return kj_fail(err, "root", -rootfd,
+			       rootfd == -ELOOP
+				       ? "something swapped a symbolic link into the path; "
+					 "give a path nothing else can change"
+				       : NULL,
+			       "open the root %s", cfg->root);
+	{
+		int pathfd = rootfd;
+		rootfd = open_tree(pathfd, "",
+				   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+					   AT_EMPTY_PATH);
+		close(pathfd);
+	}
 	if (rootfd < 0)
 		return kj_fail(err, "mount", errno,
 			       errno == ENOSYS ? "kjail needs Linux 5.12 or later" : NULL,
