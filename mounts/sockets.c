@@ -22,12 +22,14 @@
  * through the read-only root. So a path that would be skipped so, or that
  * has a "." or ".." part, is resolved on the host and the file it names
  * is masked as well when that lies outside those trees (see resolve_dir).
+ * Every other place the host's mount table shows the socket's file at (a
+ * second mount of its directory, see add_aliases) is masked too.
  *
  * Not covered: a socket bound after the sandbox started, one bound by a
  * process of another network namespace (it is not listed), one bound by a
- * relative path, one bound through a host bind mount (a directory of
- * /var/tmp bound onto /tmp/x: no link to resolve), and one whose file was
- * renamed since.
+ * relative path, one the setup child cannot stat by the path it was
+ * bound by (then its other places are not looked for), and one whose
+ * file was renamed since.
  */
 #include "mounts/sockets.h"
 
@@ -46,6 +48,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mounts/hostmounts.h"
 #include "mounts/rootfs.h"
 
 #define MAX_SOCKETS 4096 /* more is a refusal: fail closed, not a partial mask */
@@ -219,6 +222,16 @@ static void resolver_release(struct resolver *r)
 	}
 }
 
+/* What one listing carries: the resolver, and for add_aliases the
+ * host's mount table, whether any file system is mounted twice there
+ * (else no socket can show at a second place), and the paths looked at. */
+struct scan {
+	struct resolver res;
+	const struct hostmounts *hm;
+	bool aliases_possible;
+	struct host_sockets done;
+};
+
 /* Has path a "." or ".." part? */
 static bool has_dot_part(const char *path)
 {
@@ -268,8 +281,44 @@ static int add_resolved(struct resolver *r, struct host_sockets *hs, const struc
 	return add_mapped(hs, cfg, full, err);
 }
 
+struct alias_ctx {
+	struct host_sockets *hs;
+	const struct kj_config *cfg;
+	struct kj_err *err;
+};
+
+static int add_alias(const char *alias, void *arg)
+{
+	struct alias_ctx *c = arg;
+
+	return skipped(c->cfg, alias) ? 0 : add_mapped(c->hs, c->cfg, alias, c->err);
+}
+
+/* The socket's file shown at another place by a second mount of its
+ * directory (a bind of /home or /var/tmp for a chroot, a second mount of
+ * a btrfs subvolume): masked at its own path only, it stayed
+ * connectable there, through the read-only root; so did one bound below
+ * /tmp through a host bind of a /var/tmp directory. Each path is looked
+ * at once (a listener is listed again for every connection it took). */
+static int add_aliases(struct scan *sc, struct host_sockets *hs, const struct kj_config *cfg,
+		       const char *path, struct kj_err *err)
+{
+	size_t before = sc->done.n;
+
+	if (!sc->hm || !sc->aliases_possible)
+		return 0;
+	/* Past MAX_SOCKETS paths no longer remembered: looked at again. */
+	if (before < MAX_SOCKETS) {
+		if (add(&sc->done, path, strlen(path), err))
+			return -EINVAL;
+		if (sc->done.n == before)
+			return 0;
+	}
+	return hostmounts_aliases(sc->hm, path, add_alias, &(struct alias_ctx){hs, cfg, err});
+}
+
 /* One listed socket path (absolute, as it was bound). */
-static int consider(struct resolver *res, struct host_sockets *hs, const struct kj_config *cfg,
+static int consider(struct scan *sc, struct host_sockets *hs, const struct kj_config *cfg,
 		    const char *path, struct kj_err *err)
 {
 	int rc = 0;
@@ -278,10 +327,12 @@ static int consider(struct resolver *res, struct host_sockets *hs, const struct 
 		return 0;
 	if (!skipped(cfg, path))
 		rc = add_mapped(hs, cfg, path, err);
+	if (!rc)
+		rc = add_aliases(sc, hs, cfg, path, err);
 	/* Only these few are resolved: one lookup each, on the host. */
 	if (rc || (!fresh_inside(path) && !has_dot_part(path)))
 		return rc;
-	return add_resolved(res, hs, cfg, path, err);
+	return add_resolved(&sc->res, hs, cfg, path, err);
 }
 
 /* The socket's name from sock_diag, exactly as bound: /proc/net/unix
@@ -289,7 +340,7 @@ static int consider(struct resolver *res, struct host_sockets *hs, const struct 
  * read as "/var/tmp/d/a" (and a line "b.sock"), and stayed reachable. 1
  * when listed, 0 when this kernel has no unix_diag (the caller falls
  * back to /proc/net/unix), -errno on failure (err filled). */
-static int list_by_diag(struct resolver *res, struct host_sockets *hs, const struct kj_config *cfg,
+static int list_by_diag(struct scan *res, struct host_sockets *hs, const struct kj_config *cfg,
 			struct kj_err *err)
 {
 	struct {
@@ -374,7 +425,7 @@ static int list_by_diag(struct resolver *res, struct host_sockets *hs, const str
 /* Without unix_diag: "Num RefCount Protocol Flags Type St Inode Path",
  * the path, when the socket has one, the eighth field and the rest of the
  * line (a name with a newline in it is cut there: see README). */
-static int list_by_proc(struct resolver *res, struct host_sockets *hs, const struct kj_config *cfg,
+static int list_by_proc(struct scan *res, struct host_sockets *hs, const struct kj_config *cfg,
 			struct kj_err *err)
 {
 	char line[PATH_MAX + 128];
@@ -401,16 +452,21 @@ static int list_by_proc(struct resolver *res, struct host_sockets *hs, const str
 	return rc;
 }
 
-int host_sockets_find(const struct kj_config *cfg, struct host_sockets *hs, struct kj_err *err)
+int host_sockets_find(const struct kj_config *cfg, const struct hostmounts *hm,
+		      struct host_sockets *hs, struct kj_err *err)
 {
-	struct resolver res = {0};
+	struct scan sc = {.hm = hm};
 	int rc;
 
+	for (size_t i = 0; hm && !sc.aliases_possible && i < hm->n; i++)
+		for (size_t j = i + 1; !sc.aliases_possible && j < hm->n; j++)
+			sc.aliases_possible = hm->v[i].dev == hm->v[j].dev;
 	*hs = (struct host_sockets){0};
-	rc = list_by_diag(&res, hs, cfg, err);
+	rc = list_by_diag(&sc, hs, cfg, err);
 	if (rc == 0)
-		rc = list_by_proc(&res, hs, cfg, err);
-	resolver_release(&res);
+		rc = list_by_proc(&sc, hs, cfg, err);
+	resolver_release(&sc.res);
+	host_sockets_free(&sc.done);
 	if (rc < 0) {
 		host_sockets_free(hs);
 		return rc;

@@ -17,7 +17,10 @@ struct host_sockets {
 
 /* Read /proc/net/unix (the caller's network namespace) and keep the
  * sockets the sandbox would otherwise reach. */
-int host_sockets_find(const struct kj_config *cfg, struct host_sockets *hs, struct kj_err *err);
+struct hostmounts;
+/* hm: the host's mount table, for the other places a socket shows at. */
+int host_sockets_find(const struct kj_config *cfg, const struct hostmounts *hm,
+		      struct host_sockets *hs, struct kj_err *err);
 
 /* In the setup child: /dev/null over each that exists in the new root. */
 int host_sockets_mask(int rootfd, const struct host_sockets *hs, struct kj_err *err);

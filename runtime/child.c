@@ -340,8 +340,8 @@ void sandbox_child(struct sandbox *sb)
 	/* The network namespace is made beside the mount recipe, on a thread
 	 * (net/netns.c) started first, which kjail's "go" wakes; rootfs_build
 	 * enters it half-way. */
-	if (netns_start(&net, sb->cfg, &sockets, sb->netgo, &err) ||
-	    host_sockets_find(sb->cfg, &sockets, &err) || hostmounts_read(&hm, &err) ||
+	if (netns_start(&net, sb->cfg, &sockets, sb->netgo, &err) || hostmounts_read(&hm, &err) ||
+	    host_sockets_find(sb->cfg, &hm, &sockets, &err) ||
 	    pseudofs_find(sb->cfg, &hm, &pseudo, &err) ||
 	    home_aliases_find(sb->cfg, &hm, &homes, &err) || wait_for_parent(sb, &err))
 		child_die(sb, &err);
