@@ -7,13 +7,41 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "mounts/git_after.h"
 #include "mounts/mountapi.h"
 #include "mounts/rootfs.h"
+
+/* A kernel pseudo file system that pseudofs.c hides (procfs, sysfs,
+ * debugfs...). configfs and fusectl have no constant in linux/magic.h. */
+static bool pseudo_fs(long type)
+{
+	static const long types[] = {
+		PROC_SUPER_MAGIC,
+		SYSFS_MAGIC,
+		DEBUGFS_MAGIC,
+		TRACEFS_MAGIC,
+		SECURITYFS_MAGIC,
+		BPF_FS_MAGIC,
+		CGROUP_SUPER_MAGIC,
+		CGROUP2_SUPER_MAGIC,
+		EFIVARFS_MAGIC,
+		PSTOREFS_MAGIC,
+		BINFMTFS_MAGIC,
+		0x62656570 /* configfs */,
+		0x65735543 /* fusectl */,
+	};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (type == types[i])
+			return true;
+	return false;
+}
 
 /* Clone b->src, detached. The source is opened again here without
  * following any symlink and must still be the file that was validated
@@ -32,6 +60,23 @@ static int bind_clone(const struct kj_bind *b, const char *what, struct kj_err *
 		close(sfd);
 		return kj_fail(err, what, 0, "something is changing the path; retry",
 			       "%s changed between validation and mount", b->src);
+	}
+	/* A source inside a procfs (or sysfs...) the host mounted elsewhere,
+	 * a chroot's /srv/chroot/x/proc: config.c refuses one inside the
+	 * host's /proc and /sys by path only, and pseudofs.c hides such a
+	 * mount below a bind's DEST only where the bind's source holds all of
+	 * it, so `--ro /srv/chroot/x/proc/1:/tmp/p` showed the host's
+	 * processes (and .../proc/sys the host's sysctls). */
+	{
+		struct statfs sfs;
+		if (fstatfs(sfd, &sfs) < 0 || pseudo_fs((long)sfs.f_type)) {
+			close(sfd);
+			return kj_fail(
+				err, what, 0, "the sandbox has its own /proc and /sys",
+				"%s is on a kernel pseudo file system (proc, sysfs...) of the "
+				"host's, which would show the host's processes or devices",
+				b->src);
+		}
 	}
 	mfd = tree_clone(sfd, b->src, 1, set, 0, err);
 	close(sfd);
