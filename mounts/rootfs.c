@@ -230,6 +230,7 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 {
 	char tmp_opts[64];
 	int rootfd, rc = -EINVAL, bind_fds[KJ_MAX_BINDS + 1];
+	struct stat st;
 	bool early;
 
 	for (size_t i = 0; i <= KJ_MAX_BINDS; i++)
@@ -256,6 +257,14 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 					 "give a path nothing else can change"
 				       : NULL,
 			       "open the root %s", cfg->root);
+	/* A directory renamed over the path after the check (no link on
+	 * the way, so RESOLVE_NO_SYMLINKS passes it): the same swap with a
+	 * tree of the swapper's choosing. It must be the one validated. */
+	if (fstat(rootfd, &st) < 0 || st.st_dev != cfg->root_dev || st.st_ino != cfg->root_ino) {
+		close(rootfd);
+		return kj_fail(err, "root", 0, "something is changing the path; retry",
+			       "%s changed between validation and mount", cfg->root);
+	}
 	{
 		int pathfd = rootfd;
 		rootfd = open_tree(pathfd, "",

@@ -824,6 +824,8 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 		return kj_fail(err, "root", canon ? ENOTDIR : errno,
 			       "give a root filesystem directory", "%s", cfg->root);
 	cfg->root = canon;
+	cfg->root_dev = st.st_dev;
+	cfg->root_ino = st.st_ino;
 
 	find_homes(cfg);
 	if ((rc = find_cred_places(cfg, err)) || (rc = find_session_dirs(cfg, err)))

@@ -74,6 +74,8 @@ struct kj_config {
 	char **argv; /* COMMAND ARG... (points into the caller's argv) */
 
 	const char *root; /* canonical rootfs directory, "/" by default */
+	dev_t root_dev;   /* the root directory as validated (config_finish) */
+	ino_t root_ino;
 	struct kj_bind workspace;
 	struct kj_bind binds[KJ_MAX_BINDS];
 	size_t nbinds;
