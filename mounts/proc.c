@@ -23,10 +23,16 @@ static const char *const proc_readonly[] = {"sys", "irq", "bus", "fs", NULL};
  * kernel addresses (kallsyms: KASLR), host-wide key rings, timer and
  * scheduler internals that leak host activity (timer_list, timer_stats,
  * sched_debug, latency_stats), and sysrq-trigger, which a root caller's
- * uid 0 could otherwise write to crash or reboot the host. */
+ * uid 0 could otherwise write to crash or reboot the host. Also, for a
+ * root caller's uid 0 (these are 0400 root): physical page flags, counts
+ * and cgroups (kpage*: what a Rowhammer attack uses to aim, the reason
+ * pagemap's PFNs were hidden from unprivileged readers in Linux 4.0) and
+ * the kernel heap's layout (slabinfo, pagetypeinfo, vmallocinfo), the
+ * usual aids of a kernel heap exploit. */
 static const char *const proc_masked_files[] = {
-	"kcore",    "keys",          "timer_list",    "timer_stats", "sched_debug",
-	"kallsyms", "sysrq-trigger", "latency_stats", NULL,
+	"kcore",       "keys",          "timer_list",    "timer_stats", "sched_debug",
+	"kallsyms",    "sysrq-trigger", "latency_stats", "kpageflags",  "kpagecount",
+	"kpagecgroup", "slabinfo",      "pagetypeinfo",  "vmallocinfo", NULL,
 };
 
 /* Masked with an empty read-only directory: the host's ACPI, SCSI and

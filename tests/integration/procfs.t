@@ -5,7 +5,8 @@
 . "$(dirname "$0")/../lib.sh"
 
 # Files masked with /dev/null: the character device 1:3, empty.
-for f in kcore keys timer_list sched_debug kallsyms sysrq-trigger timer_stats latency_stats; do
+for f in kcore keys timer_list sched_debug kallsyms sysrq-trigger timer_stats latency_stats \
+	kpageflags kpagecount kpagecgroup slabinfo pagetypeinfo vmallocinfo; do
 	if [ ! -e "/proc/$f" ]; then
 		skip "proc_${f}_masked" "no /proc/$f on this kernel"
 		continue
