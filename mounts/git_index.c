@@ -25,21 +25,73 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* The index's gitlinks, each handed to fn; false if it could not be read
- * as an index (versions 2 to 4, SHA-1 or SHA-256 names). */
-static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
-			   void (*fn)(void *, const char *), void *arg)
+#define IEOT_MAX_BLOCKS 1024 /* git writes one per 10000 entries */
+
+/* Where host git may start reading instead of after the last entry: an
+ * EOIE trailer (the offset of the extensions) and the IEOT extension it
+ * leads to (the offsets of blocks of entries, which git reads on
+ * threads, each block from its own offset, from an empty previous name
+ * in version 4). git writes them with index.threads set, and reads them
+ * whenever it runs more than one thread (its default on 2 cores and
+ * up). A command can write offsets that disagree with the entries read
+ * one after another, as kjail reads them: git would then read entries
+ * kjail never saw, a gitlink among them. So they must agree, or the
+ * index is not read (125). */
+struct offsets {
+	bool eoie;      /* an EOIE trailer is there */
+	size_t ext;     /* its offset: where the entries must end */
+	size_t nblocks; /* IEOT blocks */
+	uint32_t off[IEOT_MAX_BLOCKS], nr[IEOT_MAX_BLOCKS];
+};
+
+/* The EOIE trailer and its IEOT, found where git looks for them; false if
+ * they cannot be held (then the index is not read). */
+static bool index_offsets(const unsigned char *b, size_t len, size_t hash, struct offsets *o)
+{
+	size_t eoie = 8 + 4 + hash, at;
+
+	o->eoie = false;
+	o->nblocks = 0;
+	/* git: the last thing before the trailing hash, "EOIE", its size
+	 * (4 + hash), the 32-bit offset, a hash of the extensions' headers
+	 * (not checked here: an index git would ignore it in is held to it
+	 * anyway, which refuses only what git never writes). */
+	if (len < 12 + eoie + hash || memcmp(b + len - hash - eoie, "EOIE", 4) ||
+	    be32(b + len - hash - eoie + 4) != 4 + hash)
+		return true;
+	o->eoie = true;
+	o->ext = be32(b + len - hash - eoie + 8);
+	/* git walks the extensions from there to the IEOT. */
+	for (at = o->ext; at >= 12 && at + 8 <= len - hash;) {
+		size_t size = be32(b + at + 4);
+		if (size > len - hash - at - 8)
+			return true; /* git stops reading there too: no IEOT */
+		if (!memcmp(b + at, "IEOT", 4)) {
+			/* git ignores an IEOT of another version or shape */
+			if (size < 4 || be32(b + at + 8) != 1 || (size - 4) % 8)
+				return true;
+			if ((size - 4) / 8 > IEOT_MAX_BLOCKS)
+				return false;
+			o->nblocks = (size - 4) / 8;
+			for (size_t i = 0; i < o->nblocks; i++) {
+				o->off[i] = be32(b + at + 12 + 8 * i);
+				o->nr[i] = be32(b + at + 16 + 8 * i);
+			}
+			return true;
+		}
+		at += 8 + size;
+	}
+	return true;
+}
+
+/* The entries one after another, and the extensions after them. */
+static bool index_entries(const unsigned char *b, size_t len, size_t hash, uint32_t version,
+			  uint32_t n, const struct offsets *o, void (*fn)(void *, const char *),
+			  void *arg)
 {
 	char path[4096] = "";
-	uint32_t version, n;
-	size_t off = 12, fixed = 40 + hash + 2, plen = 0;
+	size_t off = 12, fixed = 40 + hash + 2, plen = 0, block = 0, next_block = 0;
 
-	if (len < 12 || memcmp(b, "DIRC", 4))
-		return false;
-	version = be32(b + 4);
-	n = be32(b + 8);
-	if (version < 2 || version > 4)
-		return false;
 	/* Cheap per entry (a big repository's index has 100k+): the name is
 	 * copied only where it is needed, a gitlink's or (version 4) the
 	 * prefix the next name builds on. */
@@ -50,6 +102,15 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 		bool gitlink;
 		if (off + fixed > len)
 			return false;
+		/* An IEOT block starts here: at this very entry, and (version
+		 * 4, where git reads a block from an empty previous name) with
+		 * a name that takes nothing from the one before, as git writes
+		 * it; the strip is checked below, once read. */
+		if (block < o->nblocks && i == next_block) {
+			if (o->off[block] != start)
+				return false;
+			next_block += o->nr[block++];
+		}
 		/* Host git tests the type bits only (S_ISGITLINK: mode &
 		 * S_IFMT): a mode of 0160644 the command wrote into the index
 		 * is a gitlink to it, whose submodule `git status` enters and
@@ -92,6 +153,9 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 			strip = plen; /* the whole name */
 		if (strip > plen || plen - strip + namelen >= sizeof(path))
 			return false;
+		if (version == 4 && block > 0 && i == next_block - o->nr[block - 1] &&
+		    strip != plen)
+			return false;
 		/* Version 4: host git takes the name's length from the flags
 		 * when it fits there, not from its NUL, and steps over the
 		 * entry by it: names the two disagree on would have kjail
@@ -110,6 +174,10 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 		if (fn && gitlink)
 			fn(arg, path);
 	}
+	/* Every entry in a block, the blocks' entries all there are, and
+	 * the extensions where EOIE says they start. */
+	if ((o->nblocks && (block < o->nblocks || next_block != n)) || (o->eoie && o->ext != off))
+		return false;
 	/* The extensions, up to the trailing hash. A split index ("link",
 	 * core.splitIndex) keeps entries in sharedindex.*, which this parser
 	 * does not read: a gitlink there would go unchecked, so such an
@@ -123,6 +191,26 @@ static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
 		off += 8 + size;
 	}
 	return true;
+}
+
+/* The index's gitlinks, each handed to fn; false if it could not be read
+ * as an index (versions 2 to 4, SHA-1 or SHA-256 names). */
+static bool index_gitlinks(const unsigned char *b, size_t len, size_t hash,
+			   void (*fn)(void *, const char *), void *arg)
+{
+	uint32_t version, n;
+	struct offsets *o;
+	bool ok;
+
+	if (len < 12 || memcmp(b, "DIRC", 4))
+		return false;
+	version = be32(b + 4);
+	n = be32(b + 8);
+	if (version < 2 || version > 4 || !(o = malloc(sizeof(*o))))
+		return false;
+	ok = index_offsets(b, len, hash, o) && index_entries(b, len, hash, version, n, o, fn, arg);
+	free(o);
+	return ok;
 }
 
 /* Where host git goes for the gitlink at path: path/.git itself, or the

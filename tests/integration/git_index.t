@@ -44,4 +44,41 @@ like "$err" "kjail: git: the command made a submodule lead to $WS/sub/\.git \(ho
 host_git -C "$WS" status
 ok host_git_status_runs_no_fsmonitor_of_gitlink_with_permission_bits test ! -e "$M/PWNED_MODE"
 
+# Offsets git reads the index by on threads (index.threads; its default
+# on 2 cores and up): an EOIE trailer gives where the extensions start,
+# an IEOT extension where each block of entries starts. Offsets that
+# disagree with the entries read one after another would have git read
+# entries kjail never saw; such an index is not read (125). One git
+# wrote is read as before (20010 entries: git writes an IEOT from 20000).
+cat >"$WS/ieot.py" <<'PY'
+import hashlib, struct, sys
+# ieot.py INDEX has | block | eoie: say whether it has an IEOT, or move
+# the second IEOT block's offset, or EOIE's, by 8 bytes (hash redone).
+p, what = sys.argv[1], sys.argv[2]
+b = bytearray(open(p, 'rb').read())
+i = b.find(b'IEOT')
+if what == 'has':
+    print('ieot' if i > 0 and b[-52:-48] == b'EOIE' else 'none')
+    sys.exit(0)
+at = i + 12 + 8 if what == 'block' else len(b) - 44
+(off,) = struct.unpack('>I', b[at:at + 4])
+b[at:at + 4] = struct.pack('>I', off + 8)
+b[-20:] = hashlib.sha1(bytes(b[:-20])).digest()
+open(p, 'wb').write(b)
+PY
+chmod 644 "$WS/ieot.py"
+mkindex='e=$(git hash-object -w --stdin </dev/null) && rm -f .git/index && python3 -c "
+for i in range(20010): print(\"100644 $e\tf/%06d\" % i)" | git -c index.threads=2 -c index.recordOffsetTable=true -c index.recordEndOfIndexEntries=true update-index --index-info'
+kj exec -- sh -c "$mkindex && python3 ieot.py .git/index has"
+is "$rc:$out" "0:ieot" index_with_offset_table_written_by_git_is_read
+kj exec -- sh -c "$mkindex && git -c index.threads=2 -c index.recordOffsetTable=true -c index.recordEndOfIndexEntries=true update-index --index-version 4 && python3 ieot.py .git/index has"
+is "$rc:$out" "0:ieot" index_v4_with_offset_table_written_by_git_is_read
+for what in block eoie; do
+	kj exec -- sh -c "$mkindex && python3 ieot.py .git/index $what"
+	is "$rc" 125 "index_with_${what}_offset_off_its_entries_refused"
+	like "$err" "kjail: git: cannot read $WS/\.git/index" "index_with_${what}_offset_off_its_entries_says_so"
+done
+kj exec -- sh -c "$mkindex"
+is "$rc" 0 index_with_offset_table_rebuilt_is_read
+
 done_testing
