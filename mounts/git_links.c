@@ -532,7 +532,8 @@ int git_links_check(const struct kj_config *cfg, int gitfd, const char *workspac
 			w.rc = kj_fail(
 				&err, "git", 0,
 				"check the repository with git fsck; a split index is not "
-				"read: git update-index --no-split-index",
+				"read: git update-index --no-split-index; one whose offsets "
+				"disagree with its entries neither: rm .git/index && git reset",
 				"cannot read %s/index for the submodules host git would enter",
 				*dir ? dir : where);
 		else

@@ -159,7 +159,7 @@ chown -R "$KJ_UID:$KJ_GID" "$WS"
 # A split index keeps entries in sharedindex.*, which kjail does not read:
 # the run says it could not check (125), never "no gitlinks".
 kj exec -- sh -c 'git update-index --split-index && echo split'
-like "$rc:$out:$err" "^125:split:kjail: git: cannot read $WS/\.git/index for the submodules host git would enter \(check the repository with git fsck; a split index is not read: git update-index --no-split-index\)" \
+like "$rc:$out:$err" "^125:split:kjail: git: cannot read $WS/\.git/index for the submodules host git would enter \(check the repository with git fsck; a split index is not read: git update-index --no-split-index; one whose offsets disagree with its entries neither: rm \.git/index && git reset\)" \
 	split_index_fails_closed
 as_caller git -C "$WS" update-index --no-split-index
 kj exec -- true
