@@ -291,11 +291,22 @@ int git_index_gitlinks(int gitfd, struct git_paths *l, struct stat *st)
 		rc = 0; /* an empty index: git's "no entries" */
 		goto out;
 	}
-	for (size_t hash = 20; hash <= 32 && rc < 0; hash += 12) {
-		git_paths_free(l);
-		if (index_gitlinks(buf, len, hash, gitlinks_add, l) && !l->failed)
+	/* SHA-1 names, and SHA-256: both, not the first that reads. The
+	 * repository's object format says which one git uses, but an index
+	 * crafted to read cleanly both ways would show kjail the SHA-1
+	 * entries of a SHA-256 repository, and git a gitlink kjail never saw.
+	 * The gitlinks of every reading that works are checked. */
+	for (size_t hash = 20; hash <= 32; hash += 12) {
+		struct git_paths one = {0};
+		if (index_gitlinks(buf, len, hash, gitlinks_add, &one) && !one.failed) {
 			rc = 0;
+			for (size_t i = 0; i < one.n && !l->failed; i++)
+				gitlinks_add(l, one.v[i]);
+		}
+		git_paths_free(&one);
 	}
+	if (l->failed)
+		rc = -1;
 out:
 	if (rc < 0)
 		git_paths_free(l);
