@@ -10,23 +10,14 @@
 
 FUZZ_NO_LEAK_CHECK("the environment is built once per run and lives until exit")
 
-static char dir[] = "/tmp/kjail-fuzz.XXXXXX", path[64];
-
-static void cleanup(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
+static const char *path;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	if (!mkdtemp(dir))
-		abort();
-	snprintf(path, sizeof(path), "%s/env", dir);
-	atexit(cleanup);
+	path = fuzz_file_make("env")->path;
 	return 0;
 }
 
@@ -36,11 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kj_config cfg;
 	struct kj_err err = {0};
 	char **envp = NULL;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
-		abort();
-	close(fd);
+	fuzz_file_write(path, data, size);
 	config_init(&cfg);
 	cfg.env_file = path;
 	if (env_file_load(&cfg, &files, &err) == 0) {

@@ -11,24 +11,19 @@
 #include "mounts/git_index.h"
 #include "tests/fuzz/fuzz.h"
 
-static char dir[] = "/tmp/kjail-fuzz.XXXXXX", path[64];
+static const char *path;
 static int dirfd_ = -1;
-
-static void cleanup(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	if (!mkdtemp(dir) || (dirfd_ = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	const struct fuzz_file *f = fuzz_file_make("index");
+
+	if ((dirfd_ = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		abort();
-	snprintf(path, sizeof(path), "%s/index", dir);
-	atexit(cleanup);
+	path = f->path;
 	return 0;
 }
 
@@ -36,11 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct git_paths l;
 	struct stat st;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
-		abort();
-	close(fd);
+	fuzz_file_write(path, data, size);
 	if (git_index_gitlinks(dirfd_, &l, &st) == 0) {
 		for (size_t i = 0; i < l.n; i++)
 			FUZZ_ASSERT(l.v[i] && strlen(l.v[i]) < 4096);

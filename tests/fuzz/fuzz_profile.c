@@ -12,23 +12,18 @@
 
 FUZZ_NO_LEAK_CHECK("a profile's text and lines live until exit (the lines point into it)")
 
-static char dir[] = "/tmp/kjail-fuzz.XXXXXX", path[64];
-
-static void cleanup(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
+static const char *path;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	if (!mkdtemp(dir) || setenv("HOME", dir, 1))
+	const struct fuzz_file *f = fuzz_file_make("fuzz.profile");
+
+	if (setenv("HOME", f->dir, 1))
 		abort();
-	snprintf(path, sizeof(path), "%s/fuzz.profile", dir);
-	atexit(cleanup);
+	path = f->path;
 	return 0;
 }
 
@@ -38,11 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kj_profile p;
 	struct kj_config cfg;
 	struct kj_err err = {0};
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
-		abort();
-	close(fd);
+	fuzz_file_write(path, data, size);
 	if (profile_load(path, "--profile", &p, &files, &err) == 0) {
 		FUZZ_ASSERT(p.nnames <= KJ_MAX_PROFILES && files.n <= KJ_MAX_FILES);
 		config_init(&cfg);
