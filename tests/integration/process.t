@@ -409,4 +409,17 @@ is "$out" "$(sha256sum <"$WS/data")" stdin_file_5MB_reaches_command_intact
 out=$(as_caller "${KX[@]}" -- sh -c 'read x; echo "[$x]"' </dev/null)
 is "$out" "[]" stdin_dev_null_gives_eof
 
+# ------------------------------------------------ a caller ignoring SIGCHLD
+
+# A caller that ignores SIGCHLD (a daemon's signal(SIGCHLD, SIG_IGN))
+# passes that on through exec: the kernel reaped kjail's children itself,
+# kjail never learnt that the sandbox ended and hung for ever, through
+# its own --timeout too. Killed after 10 s (137) if it hangs.
+out=$(as_caller timeout -s KILL 10 env --ignore-signal=CHLD "${KX[@]}" -- sh -c 'echo hi; exit 3' 2>/dev/null </dev/null)
+is "$?:$out" "3:hi" sigchld_ignored_by_caller_keeps_command_status
+out=$(as_caller timeout -s KILL 10 env --ignore-signal=CHLD "${KX[@]}" --timeout 500ms -- sleep 30 2>&1 </dev/null)
+is "$?:$out" "124:kjail: timed out after 500ms and was killed" sigchld_ignored_by_caller_timeout_still_ends_run
+out=$(as_caller timeout -s KILL 10 env --ignore-signal=CHLD "${KX[@]}" --profile host --quiet -- sh -c 'exit 4' 2>&1 </dev/null)
+is "$?:$out" "4:" sigchld_ignored_by_caller_host_profile_keeps_command_status
+
 done_testing
