@@ -297,13 +297,24 @@ static void guard_wait(int sock, int term, const struct termios *saved)
 			return;
 		while ((n = read(sock, &tag, 1)) < 0 && errno == EINTR)
 			;
-		if (n != 0 || tcgetattr(term, &now) < 0 || now.c_iflag != raw.c_iflag ||
-		    now.c_oflag != raw.c_oflag || now.c_cflag != raw.c_cflag ||
-		    now.c_lflag != raw.c_lflag || memcmp(now.c_cc, raw.c_cc, sizeof(now.c_cc)))
+		if (n != 0)
 			return;
 	} else if (n != 0) {
 		return; /* 'r': kjail restored them */
+	} else {
+		/* Gone before it said: kjail died in or just before its
+		 * tcsetattr. A kjail started in the background stops there
+		 * (SIGTTOU) with the terminal untouched, and its shell sets
+		 * its own (readline's); kill -9 of it then had these old
+		 * settings put back over the shell's, unconditionally. Only
+		 * the raw settings kjail was about to set are undone. */
+		raw = *saved;
+		cfmakeraw(&raw);
 	}
+	if (tcgetattr(term, &now) < 0 || now.c_iflag != raw.c_iflag || now.c_oflag != raw.c_oflag ||
+	    now.c_cflag != raw.c_cflag || now.c_lflag != raw.c_lflag ||
+	    memcmp(now.c_cc, raw.c_cc, sizeof(now.c_cc)))
+		return;
 	(void)tcsetattr(term, TCSANOW, saved);
 }
 

@@ -292,6 +292,22 @@ onpty --timeout 60 -- 'b=$(stty -g); '"$KJC"' -- sleep 30 <&0 & k=$!
 	stty "$b"'
 is "$(line_of LATER=)" kept later_terminal_settings_kept_after_kill_9_of_stopped_kjail
 
+# A kjail started in the background (job control: a group of its own) is
+# stopped by SIGTTOU in its tcsetattr, the terminal untouched; its shell
+# sets its own settings (readline's) meanwhile. kill -9 of that kjail:
+# its guardian, told nothing yet, put the old settings back over the
+# shell's, unconditionally.
+onpty --timeout 60 -- 'set -m; b=$(stty -g); '"$KJC"' -- sleep 30 <&0 & k=$!
+	for i in $(seq 200); do [ "$(ps -o stat= -p $k | cut -c1)" = T ] && break; sleep 0.05; done
+	st=$(ps -o stat= -p $k | cut -c1)
+	stty sane -icanon -echo; later=$(stty -g)
+	kill -9 $k; wait $k 2>/dev/null
+	sleep 1
+	now=$(stty -g)
+	echo "BGSTOP=$st $([ "$now" = "$later" ] && echo kept || { [ "$now" = "$b" ] && echo reset-to-before || echo other; })"
+	stty "$b"'
+is "$(line_of BGSTOP=)" "T kept" shell_settings_kept_after_kill_9_of_kjail_stopped_before_raw_mode
+
 # The sandbox's terminal starts with the caller's settings.
 onpty -- 'stty -echo intr ^X; echo "OUTER=$(stty -g)"; '"$KJC"' -- sh -c '\''echo "INNER=$(stty -g)"'\'
 is "$(line_of INNER=)" "$(line_of OUTER=)" sandbox_terminal_starts_with_caller_settings
