@@ -154,6 +154,15 @@ int main(int argc, char **argv)
 		sigaddset(&pipe_set, SIGPIPE);
 		sigprocmask(SIG_BLOCK, &pipe_set, NULL);
 	}
+	/* A caller that ignores SIGCHLD (a daemon's signal(SIGCHLD, SIG_IGN),
+	 * `env --ignore-signal=CHLD`) passes that on through exec: the kernel
+	 * then reaps kjail's children itself, so waitid on init's pidfd failed
+	 * with ECHILD, and init (which inherits it) never saw COMMAND end
+	 * either. kjail hung for ever after COMMAND exited, --timeout and its
+	 * SIGKILL included, and COMMAND's status was lost; every helper kjail
+	 * waits for (getent, the seccomp compiler, git config) lost its status
+	 * too. Reset first, before any child is made. */
+	signal(SIGCHLD, SIG_DFL);
 	if (!cmd) {
 		usage(stderr);
 		return KJ_EXIT_SETUP;

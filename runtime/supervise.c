@@ -61,14 +61,6 @@ void supervise_block_signals(void)
 
 	forwarded_signals(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	/* A caller that ignores SIGCHLD (a daemon's signal(SIGCHLD, SIG_IGN),
-	 * `env --ignore-signal=CHLD`) passes that on through exec: the kernel
-	 * then reaps kjail's children itself, so waitid on init's pidfd failed
-	 * with ECHILD, and init (which inherits it) never saw COMMAND end
-	 * either. kjail hung for ever after COMMAND exited, --timeout and its
-	 * SIGKILL included, and COMMAND's status was lost. Called before the
-	 * sandbox's init (or the host profile's keeper) is cloned. */
-	signal(SIGCHLD, SIG_DFL);
 }
 
 int supervise(struct sandbox *sb)
