@@ -163,8 +163,10 @@ static void check_userns(struct report *r)
 		set(what, sizeof(what),
 		    "live probe: a user namespace with our uid mapped, and a mount namespace inside it");
 	} else {
-		split_fix(&r->userns_err, what, sizeof(what), fix, sizeof(fix));
-		if (!strcmp(max, "0"))
+		/* The probe's own fix first: it knows an unreadable binary. */
+		if (split_fix(&r->userns_err, what, sizeof(what), fix, sizeof(fix)))
+			set(c->fix, sizeof(c->fix), "%s", fix);
+		else if (!strcmp(max, "0"))
 			set(c->fix, sizeof(c->fix),
 			    "sysctl -w user.max_user_namespaces=15000 (and in /etc/sysctl.d/)");
 		else if (!strcmp(clone, "0"))

@@ -21,6 +21,7 @@
 #include "runtime/channel.h"
 #include "runtime/env.h"
 #include "runtime/landlock.h"
+#include "runtime/probe.h"
 #include "runtime/sandbox.h"
 
 #ifndef CLONE_INTO_CGROUP
@@ -86,12 +87,12 @@ static int write_id_maps(pid_t pid, const struct kj_config *cfg, struct kj_err *
 		/* Required before an unprivileged gid_map; it also stops the
 		 * sandbox from dropping a group that denies it access. */
 		if ((rc = write_file(pid, "setgroups", "deny")))
-			return kj_fail(err, "userns", -rc, NULL, "write setgroups");
+			return kj_fail(err, "userns", -rc, userns_map_fix(rc), "write setgroups");
 	}
 	if ((rc = write_file(pid, "uid_map", uid_map)))
-		return kj_fail(err, "userns", -rc, NULL, "write uid_map");
+		return kj_fail(err, "userns", -rc, userns_map_fix(rc), "write uid_map");
 	if ((rc = write_file(pid, "gid_map", gid_map)))
-		return kj_fail(err, "userns", -rc, NULL, "write gid_map");
+		return kj_fail(err, "userns", -rc, userns_map_fix(rc), "write gid_map");
 	return 0;
 }
 

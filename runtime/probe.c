@@ -73,6 +73,17 @@ static int write_self(const char *name, const char *text)
 	return rc;
 }
 
+const char *userns_map_fix(int rc)
+{
+	/* Exec of a binary its caller cannot read (installed 0711) makes the
+	 * process undumpable, and the kernel then gives its /proc/PID files
+	 * to root: the caller cannot write its own child's maps. */
+	if (rc == -EACCES && prctl(PR_GET_DUMPABLE) == 0)
+		return "kjail's binary is not readable by you, so the kernel makes its "
+		       "processes' /proc files root's: make it readable, chmod a+r on it";
+	return NULL;
+}
+
 static int userns_steps(void *arg, struct kj_err *err)
 {
 	char map[64];
@@ -85,12 +96,12 @@ static int userns_steps(void *arg, struct kj_err *err)
 		return kj_fail(err, "userns", errno, NULL, "unshare(CLONE_NEWUSER)");
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
 	if ((rc = write_self("uid_map", map)))
-		return kj_fail(err, "userns", -rc, NULL, "write uid_map");
+		return kj_fail(err, "userns", -rc, userns_map_fix(rc), "write uid_map");
 	if ((rc = write_self("setgroups", "deny")))
-		return kj_fail(err, "userns", -rc, NULL, "write setgroups");
+		return kj_fail(err, "userns", -rc, userns_map_fix(rc), "write setgroups");
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
 	if ((rc = write_self("gid_map", map)))
-		return kj_fail(err, "userns", -rc, NULL, "write gid_map");
+		return kj_fail(err, "userns", -rc, userns_map_fix(rc), "write gid_map");
 	if (unshare(CLONE_NEWNS) < 0)
 		return kj_fail(
 			err, "userns", errno, NULL,

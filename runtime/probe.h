@@ -15,6 +15,10 @@
  * inside it: the last step is what AppArmor's userns restriction denies. */
 int probe_userns(struct kj_err *err);
 
+/* The fix for a failed write of a user namespace's uid_map, gid_map or
+ * setgroups (rc: -errno), or NULL. */
+const char *userns_map_fix(int rc);
+
 /* In a user and mount namespace: fsopen/fsmount a tmpfs and clone the
  * root tree read-only with open_tree and mount_setattr, as rootfs.c does. */
 int probe_mount_api(struct kj_err *err);

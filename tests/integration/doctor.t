@@ -223,4 +223,23 @@ for arg in "KJAIL_PROFILE=bad$(printf '\377')name" "--workspace=/nonexist/$long"
 done >"$T/odd-json"
 is "$(sort -u "$T/odd-json")" yes doctor_json_valid_for_odd_bytes
 
+# kjail installed so that its caller cannot read it (mode 0711): exec of
+# an unreadable binary makes the process undumpable and its /proc files
+# root's, so an unprivileged caller cannot write its own child's user
+# namespace maps. The run fails closed (125) and says the fix; doctor
+# says it too. Root can read any file: its runs go ahead.
+mkdir -m 755 "$T/bin711"
+cp "$KJAIL" "$T/bin711/kjail" && chmod 711 "$T/bin711/kjail"
+KJAIL_SAVED=$KJAIL KJAIL=$T/bin711/kjail
+kj exec -- true
+if [ "$KJ_AS" = user ]; then
+	like "$rc:$err" "^125:kjail: userns: write [a-z_]+: Permission denied \\(kjail's binary is not readable by you.*chmod a\\+r" \
+		unreadable_binary_refused_with_the_fix
+	kj doctor
+	like "$out" "fail +user namespaces .*fix: kjail's binary is not readable by you" unreadable_binary_doctor_says_the_fix
+else
+	is "$rc" 0 unreadable_binary_runs_as_root
+fi
+KJAIL=$KJAIL_SAVED
+
 done_testing
