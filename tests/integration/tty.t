@@ -572,4 +572,10 @@ is "$(line_of DURING=)" "$(line_of BEFORE=) FLAGS=icanon echo " \
 is "$(line_of GOT):$(line_of RC=):$(line_of AFTER=)" "<typed-after-fg>:6:$(line_of BEFORE=)" \
 	session_exec_fg_input_reaches_command_and_status_kept
 
+# --tty with stdout a pipe whose reader leaves: a terminal cannot break as
+# a pipe does, so kjail hangs it up and the command gets SIGHUP (129), as
+# the README says; it does not write on for ever.
+onpty --timeout 20 -- "$KJC"' --tty -- yes | head -n 1 >/dev/null; echo "RC=${PIPESTATUS[0]}"'
+is "$(line_of RC=)" 129 tty_command_gets_sighup_when_stdout_reader_leaves
+
 done_testing
