@@ -164,10 +164,19 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 		tell_failure(ready, -EINVAL, &err);
 		_exit(KJ_EXIT_SETUP);
 	}
+	/* "Ready" is a 0 byte, then the limits --limits best-effort could
+	 * not enforce: this process's stderr is /dev/null, so without them
+	 * create said nothing of a session that runs unlimited. One write
+	 * (under PIPE_BUF), read whole by create. */
+	char ready_msg[1 + sizeof(((struct create_failure *)0)->err.msg)] = "";
+	size_t ready_len;
+
+	snprintf(ready_msg + 1, sizeof(ready_msg) - 1, "%s", cgroup_notes());
+	ready_len = 1 + strlen(ready_msg + 1);
 	/* EPIPE (SIGPIPE is blocked): the create died before it learnt of
 	 * the session. Nothing ran in it yet: the sandbox goes (its proxy,
 	 * a --net-log file still empty, its cgroup with it), and the name. */
-	if (write(ready, "", 1) != 1) {
+	if (write(ready, ready_msg, ready_len) != (ssize_t)ready_len) {
 		sandbox_kill(&sb);
 		(void)waitid(P_PIDFD, (id_t)sb.pidfd, &si, WEXITED);
 		sandbox_release(&sb);
@@ -387,7 +396,12 @@ static void unstarted_forget(const char *name)
  * process left to remove them.) */
 int session_create(const struct kj_config *cfg, const char *name, struct kj_err *err)
 {
-	struct create_failure f;
+	/* A failure (struct create_failure, whose rc is a negative errno:
+	 * its first byte is never 0), or "ready": a 0 byte and notes. */
+	union {
+		struct create_failure f;
+		char ready[1 + sizeof(((struct create_failure *)0)->err.msg)];
+	} m;
 	int ready[2];
 	pid_t pid;
 	ssize_t n;
@@ -413,18 +427,25 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	close(ready[1]);
 	(void)waitpid(pid, NULL, 0);
 	do
-		n = read(ready[0], &f, sizeof(f));
+		n = read(ready[0], &m, sizeof(m));
 	while (n < 0 && errno == EINTR);
 	close(ready[0]);
-	if (n == (ssize_t)sizeof(f)) {
-		*err = f.err;
-		return f.rc;
+	if (n == (ssize_t)sizeof(m.f) && m.ready[0]) {
+		*err = m.f.err;
+		return m.f.rc;
 	}
-	if (n != 1) {
+	if (n < 1 || m.ready[0]) {
 		unstarted_forget(name);
 		return kj_fail(err, "session", 0,
 			       "retry; if it repeats, kjail doctor checks the host",
 			       "the supervisor of '%s' died while starting", name);
+	}
+	/* The supervisor's notes, as kjail exec prints them. */
+	m.ready[n < (ssize_t)sizeof(m.ready) ? n : (ssize_t)sizeof(m.ready) - 1] = '\0';
+	for (char *line = m.ready + 1, *nl; *line; line = nl ? nl + 1 : line + strlen(line)) {
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		kj_note("%s", line);
 	}
 	return 0;
 }

@@ -402,6 +402,27 @@ is "$(count_lines "$out" '^kjail: cgroup: --(memory 512M|pids 256) not enforced:
 	"rootless_best_effort_warns_once_per_limit"
 out=$(as_user "$KJAIL" exec --limits best-effort --quiet -- echo ran 2>&1)
 is "$out" "ran" "rootless_best_effort_quiet_is_silent"
+# A session says it too: its supervisor's stderr is /dev/null, and kjail
+# create once said nothing of a session that ran without its limits.
+l10xdg=/tmp/l10-xdg
+mkdir -p "$l10xdg" && chown "$KJTEST_UID:$KJTEST_GID" "$l10xdg" && chmod 700 "$l10xdg"
+as_kj() { as_user env XDG_RUNTIME_DIR="$l10xdg" "$KJAIL" "$@"; }
+out=$(as_kj create --limits best-effort l10be 2>&1); rc=$?
+is "$rc" 0 "rootless_best_effort_create_runs"
+is "$(count_lines "$out" '^kjail: cgroup: --(memory 512M|pids 256) not enforced: no cgroup is delegated')" 2 \
+	"rootless_best_effort_create_warns_once_per_limit"
+as_kj stop l10be >/dev/null 2>&1
+as_kj rm l10be >/dev/null 2>&1
+out=$(as_kj exec --create --limits best-effort -s l10be2 -- echo ran 2>&1); rc=$?
+is "$rc:$(count_lines "$out" '^kjail: cgroup: --(memory 512M|pids 256) not enforced: ')" 0:2 \
+	"rootless_best_effort_exec_create_warns_once_per_limit"
+like "$out" "ran" "rootless_best_effort_exec_create_runs"
+as_kj stop l10be2 >/dev/null 2>&1
+as_kj rm l10be2 >/dev/null 2>&1
+out=$(as_kj create --limits best-effort --quiet l10be3 2>&1); rc=$?
+is "$rc:$out" "0:" "rootless_best_effort_create_quiet_is_silent"
+as_kj stop l10be3 >/dev/null 2>&1
+as_kj rm l10be3 >/dev/null 2>&1
 
 # With one (as systemd's Delegate=yes gives): limits enforced.
 if make_delegated_cgroup l10; then
