@@ -58,6 +58,15 @@ kjail: cgroup: --pids 256 not enforced: pids is bound to cgroup v1 (hybrid hiera
 	is "$(lines "$err")" 3 best_effort_warns_for_cpus_too
 	kjd --limits best-effort --quiet -- true
 	is "$rc:$err" "0:" best_effort_quiet_is_silent
+	# A session says it too: its supervisor's stderr is /dev/null, and
+	# kjail create once said nothing of a session without its limits.
+	session_test_setup
+	sname=limits-be-$$
+	out=$(as_caller "$KJAIL" create --limits best-effort "$sname" 2>&1 </dev/null); rc=$?
+	is "$rc:$out" "0:kjail: cgroup: --memory 512M not enforced: memory is bound to cgroup v1 (hybrid hierarchy)
+kjail: cgroup: --pids 256 not enforced: pids is bound to cgroup v1 (hybrid hierarchy)" best_effort_create_warns_once_per_limit
+	as_caller "$KJAIL" stop "$sname" >/dev/null 2>&1 </dev/null
+	as_caller "$KJAIL" rm "$sname" >/dev/null 2>&1 </dev/null
 	kjd --limits best-effort --stats -- true
 	like "$err" "^kjail: stats: n/a \(no cgroup: no limit is enforced\)$" stats_without_cgroup_says_na
 
