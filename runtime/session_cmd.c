@@ -70,6 +70,10 @@ struct create_failure {
 	int rc;
 	struct kj_err err;
 };
+/* "Ready" (a 0 byte and the notes, at most a msg long) is never as long
+ * as a failure: create tells them apart by length. */
+_Static_assert(1 + sizeof(((struct create_failure *)0)->err.msg) < sizeof(struct create_failure),
+	       "a ready message must be shorter than a failure");
 
 /* Tell create why the session did not start (unless it is gone). */
 static void tell_failure(int ready, int rc, const struct kj_err *err)
@@ -396,8 +400,8 @@ static void unstarted_forget(const char *name)
  * process left to remove them.) */
 int session_create(const struct kj_config *cfg, const char *name, struct kj_err *err)
 {
-	/* A failure (struct create_failure, whose rc is a negative errno:
-	 * its first byte is never 0), or "ready": a 0 byte and notes. */
+	/* A failure (a whole struct create_failure), or "ready": a 0 byte
+	 * and the notes, always shorter. */
 	union {
 		struct create_failure f;
 		char ready[1 + sizeof(((struct create_failure *)0)->err.msg)];
@@ -430,7 +434,7 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 		n = read(ready[0], &m, sizeof(m));
 	while (n < 0 && errno == EINTR);
 	close(ready[0]);
-	if (n == (ssize_t)sizeof(m.f) && m.ready[0]) {
+	if (n == (ssize_t)sizeof(m.f)) {
 		*err = m.f.err;
 		return m.f.rc;
 	}
