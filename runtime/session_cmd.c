@@ -175,7 +175,11 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	char ready_msg[1 + sizeof(((struct create_failure *)0)->err.msg)] = "";
 	size_t ready_len;
 
-	snprintf(ready_msg + 1, sizeof(ready_msg) - 1, "%s", cgroup_notes());
+	if (snprintf(ready_msg + 1, sizeof(ready_msg) - 1, "%s", cgroup_notes()) >=
+	    (int)sizeof(ready_msg) - 1) {
+		char *last = strrchr(ready_msg + 1, '\n');
+		(last ? last : ready_msg)[1] = '\0'; /* whole lines only */
+	}
 	ready_len = 1 + strlen(ready_msg + 1);
 	/* EPIPE (SIGPIPE is blocked): the create died before it learnt of
 	 * the session. Nothing ran in it yet: the sandbox goes (its proxy,
