@@ -41,32 +41,17 @@ static void asked_init(const struct kj_limits *l, struct asked *a)
 	};
 }
 
-/* The warnings not_enforced printed, one a line (see cgroup_notes). */
-static char notes[1024];
-
 /* A limit that cannot be enforced: an error with --limits required (fail
  * closed: COMMAND never runs unlimited), one line of warning otherwise. */
 static int not_enforced(const struct kj_config *cfg, const char *opt, const char *arg,
 			const struct cg_problem *p, struct kj_err *err)
 {
-	size_t n = strlen(notes);
-
 	if (cfg->limits.mode == KJ_LIMITS_REQUIRED)
 		return kj_fail(err, "cgroup", 0, p->fix[0] ? p->fix : NULL,
 			       "cannot enforce %s %s: %s", opt, arg, p->why);
-	if (cfg->quiet)
-		return 0;
-	kj_note("cgroup: %s %s not enforced: %s", opt, arg, p->why);
-	/* Kept for a caller whose stderr is not the user's: a session's
-	 * supervisor (on /dev/null) hands them to kjail create, which
-	 * printed nothing, so a session ran unlimited without a word. */
-	cg_fmt(notes + n, sizeof(notes) - n, "cgroup: %s %s not enforced: %s\n", opt, arg, p->why);
+	if (!cfg->quiet)
+		kj_note("cgroup: %s %s not enforced: %s", opt, arg, p->why);
 	return 0;
-}
-
-const char *cgroup_notes(void)
-{
-	return notes;
 }
 
 /* Every limit still asked for fails for the same reason. */

@@ -23,11 +23,6 @@ struct kj_cgroup;
  * any limit that cannot be enforced is an error (exit 125). */
 int cgroup_prepare(const struct kj_config *cfg, struct kj_cgroup **out, struct kj_err *err);
 
-/* The "cgroup: ... not enforced: ..." notes cgroup_prepare printed (no
- * "kjail: " prefix), one a line, "" for none: a session's supervisor,
- * whose stderr is /dev/null, sends them to kjail create to print. */
-const char *cgroup_notes(void);
-
 /* The leaf's directory fd for CLONE_INTO_CGROUP, or -1. */
 int cgroup_fd(const struct kj_cgroup *cg);
 

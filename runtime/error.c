@@ -226,15 +226,35 @@ int kj_usage_error(const char *usage, const char *fmt, ...)
 	return KJ_EXIT_SETUP;
 }
 
+/* The notes said so far, one a line, without "kjail: " (kj_notes). */
+static char notes[1024];
+static size_t notes_len;
+
+const char *kj_notes(void)
+{
+	return notes;
+}
+
 void kj_note(const char *fmt, ...)
 {
 	char line[600] = "kjail: ", what[sizeof(line)];
 	va_list ap;
-	size_t n = strlen(line);
+	size_t n = strlen(line), w;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	/* Kept whole, or not at all, for a process whose stderr is not the
+	 * user's: a session's supervisor (on /dev/null) hands them to kjail
+	 * create, which printed none, so a session ran unlimited, with the
+	 * host's network or without Landlock without a word. */
+	w = strlen(what);
+	if (notes_len + w + 1 < sizeof(notes)) {
+		memcpy(notes + notes_len, what, w);
+		notes_len += w;
+		notes[notes_len++] = '\n';
+		notes[notes_len] = '\0';
+	}
 	n = put_escaped(line, sizeof(line) - 1, n, what);
 	line[n++] = '\n';
 	put_line(line, n);

@@ -55,6 +55,9 @@ int kj_usage_error(const char *usage, const char *fmt, ...) __attribute__((forma
 
 /* Print "kjail: <fmt>" as one line on stderr (notes and warnings). */
 void kj_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Every note kj_note said so far (while they fit), one a line, without
+ * the "kjail: " prefix; "" for none. */
+const char *kj_notes(void);
 
 /* KJAIL_TRACE=1: print "kjail: trace: <us since start> <step>" to stderr,
  * so every millisecond of start-up can be accounted for (make bench). */

@@ -114,6 +114,8 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	struct git_after git;
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	int lock = -1, listenfd = -1, rc;
+	/* Notes create printed itself before the fork are not said again. */
+	const size_t said = strlen(kj_notes());
 	sigset_t set;
 	siginfo_t si;
 
@@ -168,14 +170,15 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 		tell_failure(ready, -EINVAL, &err);
 		_exit(KJ_EXIT_SETUP);
 	}
-	/* "Ready" is a 0 byte, then the limits --limits best-effort could
-	 * not enforce: this process's stderr is /dev/null, so without them
-	 * create said nothing of a session that runs unlimited. One write
-	 * (under PIPE_BUF), read whole by create. */
+	/* "Ready" is a 0 byte, then the notes said so far (the limits
+	 * --limits best-effort could not enforce, --net host, --landlock
+	 * off): this process's stderr is /dev/null, so without them create
+	 * said nothing of a session that runs unlimited or less isolated.
+	 * One write (under PIPE_BUF), read whole by create. */
 	char ready_msg[1 + sizeof(((struct create_failure *)0)->err.msg)] = "";
 	size_t ready_len;
 
-	if (snprintf(ready_msg + 1, sizeof(ready_msg) - 1, "%s", cgroup_notes()) >=
+	if (snprintf(ready_msg + 1, sizeof(ready_msg) - 1, "%s", kj_notes() + said) >=
 	    (int)sizeof(ready_msg) - 1) {
 		char *last = strrchr(ready_msg + 1, '\n');
 		(last ? last : ready_msg)[1] = '\0'; /* whole lines only */

@@ -4,7 +4,7 @@
 
 session_test_setup
 S=kjt-$$
-cleanup_sessions() { for s in "$S" "$S-b" "$S-idle" "$S-c" "$S-g" "$S-kg" "$S-cc" "$S-rm"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
+cleanup_sessions() { for s in "$S" "$S-b" "$S-idle" "$S-c" "$S-g" "$S-kg" "$S-cc" "$S-rm" "$S-nh" "$S-nq"; do as_caller "$KJAIL" rm "$s" >/dev/null 2>&1; done; }
 trap 'cleanup_sessions; _cleanup' EXIT
 
 kj create $CREATE_ARGS "$S"
@@ -419,5 +419,20 @@ kj exec -s "$S-rm" -- sh -c 'echo x > f; echo ran'
 like "$rc:$out:$err" "^125::kjail: session: $WS/gone was removed on the host after the session was made" \
 	removed_workspace_exec_refused
 kj rm "$S-rm"
+
+# A downgrade a session was made with is said when it is made, as kjail
+# exec says it: the supervisor's stderr is /dev/null, and kjail create
+# once said nothing of --net host or --landlock off (or, under
+# --limits best-effort, of the limits it could not enforce).
+kj create $CREATE_ARGS --net host --landlock off "$S-nh"
+is "$rc" 0 create_net_host_landlock_off_runs
+like "$err" "^kjail: net: host: the command shares the host's network \(not isolated\)
+kjail: landlock: off: no Landlock rules beneath the mounts" create_says_net_host_and_landlock_off
+kj stop "$S-nh"
+kj rm "$S-nh"
+kj create $CREATE_ARGS --quiet --net host "$S-nq"
+is "$rc:$err" "0:" create_quiet_net_host_is_silent
+kj stop "$S-nq"
+kj rm "$S-nq"
 
 done_testing
