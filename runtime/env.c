@@ -104,6 +104,18 @@ static void env_put(char **env, size_t *n, const char *entry)
 	env[(*n)++] = (char *)entry;
 }
 
+/* Remove NAME (no '=') from env. */
+static void env_drop(char **env, size_t *n, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < *n; i++)
+		if (!strncmp(env[i], name, len) && env[i][len] == '=') {
+			env[i] = env[--(*n)];
+			return;
+		}
+}
+
 static char *env_fmt(const char *name, const char *value)
 {
 	char *s;
@@ -219,6 +231,12 @@ int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 		if (u) {
 			env_put(env, &n, u);
 			env_put(env, &n, l);
+		} else {
+			/* A uid no account names: the caller's USER=root and
+			 * LOGNAME=root stayed, and told the command (sudo-like
+			 * checks, git's committer, ssh's login) it ran as root. */
+			env_drop(env, &n, "USER");
+			env_drop(env, &n, "LOGNAME");
 		}
 	}
 	env_put(env, &n, "TMPDIR=/tmp");

@@ -53,7 +53,12 @@ unlike "$out" "sk-test-1|ghp-test-2" init_environment_not_readable_or_clean
 if [ "$KJ_AS" = root ]; then
 	kj exec --user nobody -- sh -c 'echo $(id -u) $HOME $USER'
 	is "$out" "65534 /nonexistent nobody" user_option_sets_identity_and_home
+	# A uid no account names: the caller's USER=root and LOGNAME=root
+	# stayed, telling the command it ran as root.
+	USER=root LOGNAME=root kj exec --user 54321 -- sh -c 'echo "$(id -u) $HOME u=${USER-unset} l=${LOGNAME-unset}"'
+	is "$out" "54321 / u=unset l=unset" user_unknown_uid_drops_callers_user_and_logname
 else
+	skip user_unknown_uid_drops_callers_user_and_logname "--user needs root"
 	skip user_option_sets_identity_and_home "--user needs root"
 fi
 
