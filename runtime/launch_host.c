@@ -46,8 +46,6 @@
 #define CLONE_INTO_CGROUP 0x200000000ULL
 #endif
 
-extern char **environ;
-
 struct clone3_args {
 	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
 		set_tid_size, cgroup;
@@ -140,9 +138,11 @@ __attribute__((noreturn)) static void run_command(struct sandbox *sb)
 	if (sb->chan[1] > 3)
 		syscall(SYS_close_range, 3, sb->chan[1] - 1, 0);
 	syscall(SYS_close_range, sb->chan[1] + 1, ~0U, 0);
-	environ = sb->envp; /* execvp searches the scrubbed PATH */
-	execvp(cfg->argv[0], cfg->argv);
-	e = errno;
+	/* The sandbox's search (runtime/child.c), not execvp: execvp answers
+	 * EACCES when a PATH directory cannot be searched (~/.cargo/bin in
+	 * root's PATH, for another user), so a command found nowhere was
+	 * 126 "Permission denied" here and 127 in every other sandbox. */
+	e = exec_search(cfg->argv, sb->envp);
 	kj_exec_fail(&err, e, cfg->argv[0]);
 	(void)channel_send_err(sb->chan[1], &err);
 	_exit(err.exit_code);

@@ -30,4 +30,16 @@ kj exec -- ./foreign
 is "$rc" 126 binary_for_another_machine_exits_126
 like "$err" "Exec format error" binary_for_another_machine_says_why
 
+# A PATH directory the caller cannot search is nowhere, under the host
+# profile too: execvp there answered EACCES, so a command found nowhere
+# was 126 "Permission denied" for a user whose PATH held one (root's
+# ~/.cargo/bin, say), and 127 in the sandbox.
+mkdir "$WS/locked"
+chmod 0 "$WS/locked"
+kj exec --isolation none --net host --setenv PATH="$WS/locked:/usr/bin:/bin" -- no-such-command-kj
+is "$rc" 127 host_profile_unsearchable_path_dir_is_not_found
+kj exec --setenv PATH="$WS/locked:/usr/bin:/bin" -- no-such-command-kj
+is "$rc" 127 sandbox_unsearchable_path_dir_is_not_found
+chmod 700 "$WS/locked"
+
 done_testing
