@@ -123,6 +123,7 @@ static char *env_fmt(const char *name, const char *value)
 }
 
 #define ENV_FILE_MAX_VARS 256
+#define ENV_FILE_MAX_LINE (128 * 1024)
 
 int env_file_load(struct kj_config *cfg, struct kj_conf_files *files, struct kj_err *err)
 {
@@ -175,6 +176,15 @@ int env_file_load(struct kj_config *cfg, struct kj_conf_files *files, struct kj_
 			return kj_fail(err, "env-file", 0,
 				       "a name is letters, digits and _, not starting with a digit",
 				       "%s:%u: invalid variable name", shown, lineno);
+		/* The kernel's bound on one environment string (MAX_ARG_STRLEN,
+		 * 32 pages of 4K): a longer line failed COMMAND's execve, 126
+		 * "kjail: exec: CMD: Argument list too long", as if the
+		 * command were at fault, not the vault. */
+		if (strlen(line) >= ENV_FILE_MAX_LINE)
+			return kj_fail(
+				err, "env-file", 0, "keep each NAME=VALUE under 128K",
+				"%s:%u: the line is longer than the kernel allows a variable",
+				shown, lineno);
 		if (cfg->nenv_file_vars == ENV_FILE_MAX_VARS)
 			return kj_fail(err, "env-file", 0, "split it", "%s: more than %d variables",
 				       shown, ENV_FILE_MAX_VARS);

@@ -218,6 +218,16 @@ refused env_file_through_planted_link_refused \
 rm -f "$WS/link.env"
 kj exec --env-file "$V/ok.env" --stats -- true
 unlike "$err" "s3cr3t" env_file_values_not_in_stats_or_notes
+# A line at the kernel's bound for one variable (128K with its NUL):
+# COMMAND's execve failed, 126 "kjail: exec: true: Argument list too
+# long", blaming the command for the vault. One byte less still runs.
+vault "$V/long.env" 0600 "$OWNER" "BIG=$(head -c 131067 /dev/zero | tr '\0' a)"
+kj exec --env-file "$V/long.env" -- sh -c 'echo ${#BIG}'
+is "$rc:$out" 0:131067 env_file_longest_line_the_kernel_takes_runs
+vault "$V/long.env" 0600 "$OWNER" "BIG=$(head -c 131068 /dev/zero | tr '\0' a)"
+refused env_file_line_too_long_for_the_kernel_refused \
+	"^kjail: env-file: $V/long.env:1: the line is longer than the kernel allows a variable" \
+	--env-file "$V/long.env"
 
 # ----------------------------------------------------------------- --protect
 
