@@ -198,6 +198,17 @@ int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 	size_t cap = 32 + cfg->nsetenv + cfg->npassenv + cfg->nenv_file_vars, n = 0;
 	char **env;
 
+	/* The name is refused, set or not: checked only on a variable the
+	 * caller had, `--env GITHUB_TOKEN` ran where the token was unset (a
+	 * laptop) and failed where it was set (CI), so a profile's review
+	 * passed a line that was refused later. */
+	for (size_t i = 0; i < cfg->npassenv; i++) {
+		size_t len = strlen(cfg->passenv[i]);
+		if (env_is_secret(cfg->passenv[i], len) &&
+		    !in_list(cfg->allow_secret, cfg->nallow_secret, cfg->passenv[i], len))
+			return kj_fail(err, "env", 0, "add --allow-secret-env NAME if it must pass",
+				       "--env %s: the name looks like a secret", cfg->passenv[i]);
+	}
 	for (char **e = environ; *e; e++)
 		cap++;
 	env = calloc(cap, sizeof(*env));
@@ -209,17 +220,8 @@ int env_build(const struct kj_config *cfg, char ***envp, struct kj_err *err)
 			continue;
 		if (allowed_name(*e, len) && !env_is_secret(*e, len))
 			env_put(env, &n, *e);
-		else if (in_list(cfg->passenv, cfg->npassenv, *e, len)) {
-			if (env_is_secret(*e, len) &&
-			    !in_list(cfg->allow_secret, cfg->nallow_secret, *e, len)) {
-				free(env);
-				return kj_fail(err, "env", 0,
-					       "add --allow-secret-env NAME if it must pass",
-					       "--env %.*s: the name looks like a secret", (int)len,
-					       *e);
-			}
-			env_put(env, &n, *e);
-		}
+		else if (in_list(cfg->passenv, cfg->npassenv, *e, len))
+			env_put(env, &n, *e); /* a secret-looking name is allowed (above) */
 	}
 	if (!getenv("PATH"))
 		env_put(env, &n,

@@ -24,6 +24,12 @@ is "$out" plain env_option_passes_variable
 kj exec --env GITHUB_TOKEN -- true
 expect_rc env_secret_refused 125
 like "$err" "kjail: env: --env GITHUB_TOKEN: the name looks like a secret \(add --allow-secret-env" env_secret_refused_message
+# The name is refused, not only a variable the caller has: a line that
+# ran where the token was unset (a laptop) failed where it was set (CI).
+unset KJ_UNSET_API_TOKEN
+kj exec --env KJ_UNSET_API_TOKEN -- true
+is "$rc" 125 env_secret_name_refused_even_when_unset
+like "$err" "^kjail: env: --env KJ_UNSET_API_TOKEN: the name looks like a secret" env_secret_name_refused_even_when_unset_message
 # Every pattern of runtime/env.c's secret test, one name each that matches
 # that pattern alone, so a pattern dropped from the list lets its name
 # through: parts anywhere in the name, suffixes, prefixes; any case.
