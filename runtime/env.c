@@ -166,6 +166,13 @@ int env_file_load(struct kj_config *cfg, struct kj_conf_files *files, struct kj_
 		line += strspn(line, " \t");
 		if (!*line || *line == '#')
 			continue;
+		/* A vault saved with Windows line ends: every value would end in
+		 * a carriage return, a token that silently fails to sign in. */
+		if (line[strlen(line) - 1] == '\r')
+			return kj_fail(
+				err, "env-file", 0,
+				"convert the file to Unix line ends: dos2unix FILE, or sed -i 's/\\r$//' FILE",
+				"%s:%u: the line ends in a carriage return", shown, lineno);
 		/* Messages name the file, the line and at most the name: the
 		 * rest of a line may be a secret. */
 		len = strcspn(line, "=");

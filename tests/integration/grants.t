@@ -228,6 +228,12 @@ vault "$V/long.env" 0600 "$OWNER" "BIG=$(head -c 131068 /dev/zero | tr '\0' a)"
 refused env_file_line_too_long_for_the_kernel_refused \
 	"^kjail: env-file: $V/long.env:1: the line is longer than the kernel allows a variable" \
 	--env-file "$V/long.env"
+# A vault saved with Windows line ends: each value would end in \r (a
+# token that fails to sign in, silently); refused, naming the line.
+vault "$V/crlf.env" 0600 "$OWNER" "$(printf 'A=1\r\nB=2\r')"
+refused env_file_crlf_line_refused \
+	"^kjail: env-file: $V/crlf.env:1: the line ends in a carriage return \(convert the file to Unix line ends" \
+	--env-file "$V/crlf.env"
 
 # ----------------------------------------------------------------- --protect
 
