@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -157,10 +158,15 @@ static bool looks_binary(const char *file)
 /* execve, and for a text file without "#!" (ENOEXEC) /bin/sh on it, as
  * execvp(3) and the shells do: a script without a shebang runs the same
  * in the sandbox as under the host profile (runtime/launch_host.c). */
+#define SH_ARGS_MAX 4096 /* 32 KiB of the 128 KiB stack spawn_shared gives */
+
 static int exec_file(const char *file, char **argv, char **envp)
 {
-	size_t argc = 0;
-	char **sh;
+	/* On this stack, not the heap: init starts COMMAND sharing its
+	 * memory (spawn.c), and a session's init would keep every calloc'd
+	 * array of an exec that ran (or take malloc's lock in a child). */
+	char *small[SH_ARGS_MAX], **sh = small;
+	size_t argc = 0, size;
 	int e;
 
 	execve(file, argv, envp);
@@ -168,14 +174,19 @@ static int exec_file(const char *file, char **argv, char **envp)
 		return e;
 	while (argv[argc])
 		argc++;
-	if (!(sh = calloc(argc + 2, sizeof(*sh))))
+	/* More arguments than that (rare): a mapping of its own, which a
+	 * session's init keeps once the exec worked, as a whole page or so. */
+	size = (argc + 2) * sizeof(*sh);
+	if (argc + 2 > SH_ARGS_MAX && (sh = mmap(NULL, size, PROT_READ | PROT_WRITE,
+						 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
 		return ENOEXEC;
 	sh[0] = (char *)"sh";
 	sh[1] = (char *)file;
 	for (size_t i = 1; i <= argc; i++)
 		sh[i + 1] = argv[i];
 	execve("/bin/sh", sh, envp);
-	free(sh);
+	if (sh != small)
+		munmap(sh, size);
 	return ENOEXEC;
 }
 

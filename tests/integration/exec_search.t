@@ -26,6 +26,11 @@ kj exec -- ./plain.sh a b
 is "$rc:$out" "7:noshebang a b" script_without_shebang_runs_under_sh
 kj exec --setenv PATH="$WS/d:/usr/bin:/bin" -- plain.sh c
 is "$rc:$out" "7:noshebang c" script_without_shebang_found_in_path_runs
+# Its argument array is built on the stack init starts COMMAND on (not
+# init's heap, which a session's init would keep); past 4094 arguments
+# in a mapping of its own: 5000 still run.
+kj exec -- ./plain.sh $(seq 5000)
+is "$rc:$(printf '%s' "$out" | wc -w)" "7:5001" script_without_shebang_many_arguments_runs
 kj exec -- ./foreign
 is "$rc" 126 binary_for_another_machine_exits_126
 like "$err" "Exec format error" binary_for_another_machine_says_why
