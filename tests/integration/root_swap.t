@@ -12,10 +12,13 @@ V=/var/tmp/kjail-rootswap-$$
 LPID= SPID=
 trap '[ -n "$SPID" ] && kill "$SPID" 2>/dev/null; [ -n "$LPID" ] && kill "$LPID" 2>/dev/null; rm -rf "$V"; _cleanup' EXIT
 mkdir -p "$V" && chmod 755 "$V"
+# The listener lives past the whole file (killed at exit): in the VM the
+# loops below take about two minutes, and a socket file whose listener
+# has gone is no longer listed, so not masked, and `test -S` saw it.
 python3 -c '
 import socket, sys, os, time
 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o777); s.listen(8)
-time.sleep(120)' "$V/s.sock" &
+time.sleep(900)' "$V/s.sock" &
 LPID=$!
 for _ in $(seq 50); do [ -S "$V/s.sock" ] && break; sleep 0.1; done
 
