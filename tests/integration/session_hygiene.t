@@ -551,13 +551,15 @@ kj rm "$S-flood"
 # The idle timeout does not end a session while a client is connected:
 # its exec would be lost (an exec --create that found the session running
 # then failed with 125). This client connects, waits 2.5 idle periods,
-# then sends an exec: it runs.
-kj create $CREATE_ARGS --idle-timeout 1s "$S-idle"
+# then sends an exec: it runs. (3 s: with 1 s, a loaded VM took longer
+# than that from create to the client's connect, and the session had
+# ended before the test began.)
+kj create $CREATE_ARGS --idle-timeout 3s "$S-idle"
 cat >"$T/late_exec.py" <<'PY'
 import os, socket, struct, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.connect(sys.argv[1])
-time.sleep(2.5)
+time.sleep(7.5)
 n = os.open("/dev/null", os.O_RDWR)
 try:
     socket.send_fds(s, [struct.pack("<IiQQII", 1, 0, 0, 0, 1, 0) + b"true\0"], [n, n, n])
