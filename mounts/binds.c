@@ -50,17 +50,10 @@ static bool pseudo_fs(long type)
 static int bind_clone(const struct kj_bind *b, const char *what, struct kj_err *err)
 {
 	unsigned set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (b->writable ? 0 : MOUNT_ATTR_RDONLY);
-	struct stat st;
-	int sfd, mfd;
+	int sfd = path_open_validated(b->src, b->dev, b->ino, what, err), mfd;
 
-	sfd = path_open(AT_FDCWD, b->src, O_NOFOLLOW, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (sfd < 0)
-		return kj_fail(err, what, -sfd, NULL, "open %s", b->src);
-	if (fstat(sfd, &st) < 0 || st.st_dev != b->dev || st.st_ino != b->ino) {
-		close(sfd);
-		return kj_fail(err, what, 0, "something is changing the path; retry",
-			       "%s changed between validation and mount", b->src);
-	}
+		return sfd;
 	/* A source inside a procfs (or sysfs...) the host mounted elsewhere,
 	 * a chroot's /srv/chroot/x/proc: config.c refuses one inside the
 	 * host's /proc and /sys by path only, and pseudofs.c hides such a

@@ -34,6 +34,24 @@ int path_open(int dirfd, const char *path, int flags, uint64_t resolve)
 	return fd < 0 ? -errno : fd;
 }
 
+int path_open_validated(const char *path, dev_t dev, ino_t ino, const char *part,
+			struct kj_err *err)
+{
+	struct stat st;
+	int fd = path_open(AT_FDCWD, path, O_NOFOLLOW, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+
+	if (fd < 0)
+		return kj_fail(err, part, -fd,
+			       fd == -ELOOP ? "something is changing the path; retry" : NULL,
+			       "open %s", path);
+	if (fstat(fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino) {
+		close(fd);
+		return kj_fail(err, part, 0, "something is changing the path; retry",
+			       "%s changed between validation and mount", path);
+	}
+	return fd;
+}
+
 int path_open_in_root(int rootfd, const char *path, int flags)
 {
 	while (*path == '/')

@@ -22,6 +22,13 @@ int path_open(int dirfd, const char *path, int flags, uint64_t resolve);
 
 int path_open_in_root(int rootfd, const char *path, int flags);
 
+/* Open path (canonical: no symbolic link on its way) again, through no
+ * symbolic link, and check it is still the file validated as (dev, ino):
+ * a path swapped for a link or for another file between the check and
+ * the mount is refused ("part: ..."), not mounted. Returns an O_PATH fd. */
+int path_open_validated(const char *path, dev_t dev, ino_t ino, const char *part,
+			struct kj_err *err);
+
 /* A new mount of fstype ("tmpfs", "proc", "devpts"...) with string options
  * "key=value,key" and MOUNT_ATTR_* flags, detached: returns its fd. */
 int fs_new(const char *fstype, const char *options, unsigned attrs, struct kj_err *err);

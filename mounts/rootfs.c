@@ -229,8 +229,7 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 		 struct kj_err *err)
 {
 	char tmp_opts[64];
-	int rootfd, rc = -EINVAL, bind_fds[KJ_MAX_BINDS + 1];
-	struct stat st;
+	int pathfd, rootfd, rc = -EINVAL, bind_fds[KJ_MAX_BINDS + 1];
 	bool early;
 
 	for (size_t i = 0; i <= KJ_MAX_BINDS; i++)
@@ -241,47 +240,24 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return kj_fail(err, "mount", errno, NULL, "make / private");
 
-	/* cfg->root is canonical (realpath, runtime/config.c): no symbolic
-	 * link lies on its way. One found there now was swapped in after the
-	 * check (a session whose workspace holds the --root DIR renaming a
-	 * link to / over it), and open_tree followed it: the sandbox got the
-	 * host's / while the socket and pseudo file system masks, listed for
-	 * DIR, left the host's unix sockets outside /run and /tmp (an LXD
-	 * socket is root on the host) connectable. */
-	rootfd = path_open(AT_FDCWD, cfg->root, O_DIRECTORY,
-			   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	/* cfg->root is opened as a grant's source is (path_open_validated):
+	 * swapped after the check for a link to / (a session whose workspace
+	 * holds the --root DIR renaming one over it), open_tree followed it,
+	 * and the sandbox got the host's / while the socket and pseudo file
+	 * system masks, listed for DIR, left the host's unix sockets outside
+	 * /run and /tmp (an LXD socket is root on the host) connectable; a
+	 * directory renamed over it is the same swap. Every submount is made
+	 * read-only in the same call: a host tmpfs below / must not stay
+	 * writable (the recursive flag is what `mount -o remount,ro` alone
+	 * would miss). */
+	pathfd = path_open_validated(cfg->root, cfg->root_dev, cfg->root_ino, "root", err);
+	if (pathfd < 0)
+		return pathfd;
+	rootfd = tree_clone(pathfd, "the root", 1, RO_ATTRS, 0, err);
+	close(pathfd);
 	if (rootfd < 0)
-		return kj_fail(err, "root", -rootfd,
-			       rootfd == -ELOOP
-				       ? "something swapped a symbolic link into the path; "
-					 "give a path nothing else can change"
-				       : NULL,
-			       "open the root %s", cfg->root);
-	/* A directory renamed over the path after the check (no link on
-	 * the way, so RESOLVE_NO_SYMLINKS passes it): the same swap with a
-	 * tree of the swapper's choosing. It must be the one validated. */
-	if (fstat(rootfd, &st) < 0 || st.st_dev != cfg->root_dev || st.st_ino != cfg->root_ino) {
-		close(rootfd);
-		return kj_fail(err, "root", 0, "something is changing the path; retry",
-			       "%s changed between validation and mount", cfg->root);
-	}
-	{
-		int pathfd = rootfd;
-		rootfd = open_tree(pathfd, "",
-				   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
-					   AT_EMPTY_PATH);
-		close(pathfd);
-	}
-	if (rootfd < 0)
-		return kj_fail(err, "mount", errno,
-			       errno == ENOSYS ? "kjail needs Linux 5.12 or later" : NULL,
-			       "clone the root %s", cfg->root);
-	/* Every submount read-only in one call: a host tmpfs below / must not
-	 * stay writable (the recursive flag is what `mount -o remount,ro`
-	 * alone would miss). */
+		return rootfd;
 	kj_trace("mount: root cloned");
-	if (tree_setattr(rootfd, 1, RO_ATTRS, 0, "the root", err))
-		goto out;
 	if (binds_prepare(cfg, bind_fds, err))
 		goto out;
 	/* Attach the tree somewhere in our private mount namespace so that

@@ -155,11 +155,11 @@ static bool looks_binary(const char *file)
 	return n < 0;
 }
 
+#define SH_ARGS_MAX 4096 /* 32 KiB of the 128 KiB stack spawn_shared gives */
+
 /* execve, and for a text file without "#!" (ENOEXEC) /bin/sh on it, as
  * execvp(3) and the shells do: a script without a shebang runs the same
  * in the sandbox as under the host profile (runtime/launch_host.c). */
-#define SH_ARGS_MAX 4096 /* 32 KiB of the 128 KiB stack spawn_shared gives */
-
 static int exec_file(const char *file, char **argv, char **envp)
 {
 	/* On this stack, not the heap: init starts COMMAND sharing its

@@ -157,7 +157,7 @@ int env_file_load(struct kj_config *cfg, struct kj_conf_files *files, struct kj_
 	if (!cfg->env_file_vars)
 		return kj_fail(err, "env-file", ENOMEM, NULL, "%s", shown);
 	for (line = text; line && *line; line = next) {
-		size_t len;
+		size_t len, size;
 
 		next = strchr(line, '\n');
 		if (next)
@@ -168,7 +168,8 @@ int env_file_load(struct kj_config *cfg, struct kj_conf_files *files, struct kj_
 			continue;
 		/* A vault saved with Windows line ends: every value would end in
 		 * a carriage return, a token that silently fails to sign in. */
-		if (line[strlen(line) - 1] == '\r')
+		size = strlen(line);
+		if (line[size - 1] == '\r')
 			return kj_fail(
 				err, "env-file", 0,
 				"convert the file to Unix line ends: dos2unix FILE, or sed -i 's/\\r$//' FILE",
@@ -187,7 +188,7 @@ int env_file_load(struct kj_config *cfg, struct kj_conf_files *files, struct kj_
 		 * 32 pages of 4K): a longer line failed COMMAND's execve, 126
 		 * "kjail: exec: CMD: Argument list too long", as if the
 		 * command were at fault, not the vault. */
-		if (strlen(line) >= ENV_FILE_MAX_LINE)
+		if (size >= ENV_FILE_MAX_LINE)
 			return kj_fail(
 				err, "env-file", 0, "keep each NAME=VALUE under 128K",
 				"%s:%u: the line is longer than the kernel allows a variable",

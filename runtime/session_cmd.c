@@ -70,9 +70,10 @@ struct create_failure {
 	int rc;
 	struct kj_err err;
 };
-/* "Ready" (a 0 byte and the notes, at most a msg long) is never as long
- * as a failure: create tells them apart by length. */
-_Static_assert(1 + sizeof(((struct create_failure *)0)->err.msg) < sizeof(struct create_failure),
+/* "Ready": a 0 byte and the notes, at most a msg long; never as long as a
+ * failure, so create tells them apart by length. */
+#define READY_MAX (1 + sizeof(((struct create_failure *)0)->err.msg))
+_Static_assert(READY_MAX < sizeof(struct create_failure),
 	       "a ready message must be shorter than a failure");
 
 /* Tell create why the session did not start (unless it is gone). */
@@ -175,7 +176,7 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	 * off): this process's stderr is /dev/null, so without them create
 	 * said nothing of a session that runs unlimited or less isolated.
 	 * One write (under PIPE_BUF), read whole by create. */
-	char ready_msg[1 + sizeof(((struct create_failure *)0)->err.msg)] = "";
+	char ready_msg[READY_MAX] = "";
 	size_t ready_len;
 
 	if (snprintf(ready_msg + 1, sizeof(ready_msg) - 1, "%s", kj_notes() + said) >=
@@ -411,7 +412,7 @@ int session_create(const struct kj_config *cfg, const char *name, struct kj_err 
 	 * and the notes, always shorter. */
 	union {
 		struct create_failure f;
-		char ready[1 + sizeof(((struct create_failure *)0)->err.msg)];
+		char ready[READY_MAX];
 	} m;
 	int ready[2];
 	pid_t pid;
