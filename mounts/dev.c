@@ -136,8 +136,9 @@ int dev_mount(int rootfd, struct kj_err *err)
 	if (!rc)
 		rc = sub_mount(devfd, "pts", "devpts", "newinstance,ptmxmode=0666,mode=0620,max=64",
 			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
+	/* nr_inodes as for /tmp (mounts/rootfs.c): empty files cost no size. */
 	if (!rc)
-		rc = sub_mount(devfd, "shm", "tmpfs", "mode=1777,size=64m",
+		rc = sub_mount(devfd, "shm", "tmpfs", "mode=1777,size=64m,nr_inodes=64k",
 			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
 	/* Done creating: /dev itself becomes read-only so nothing can add a
 	 * node or a link there (its submounts keep their own flags). */

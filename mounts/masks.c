@@ -226,9 +226,19 @@ static int mask_xdg_config(int rootfd, const struct kj_config *cfg, struct kj_er
  * it could read the password hashes and the SSH host keys (then
  * impersonate the host). */
 static const char *const host_secrets[] = {
-	"/etc/shadow",    "/etc/shadow-",     "/etc/gshadow",
-	"/etc/gshadow-",  "/etc/ssl/private", "/etc/sudoers",
-	"/etc/sudoers.d", "/etc/krb5.keytab", NULL,
+	"/etc/shadow",
+	"/etc/shadow-",
+	"/etc/gshadow",
+	"/etc/gshadow-",
+	"/etc/ssl/private",
+	"/etc/sudoers",
+	"/etc/sudoers.d",
+	"/etc/krb5.keytab",
+	/* The same hashes by another path: the passwd package's daily cron
+	 * job (Ubuntu, older Debian) copies them here, 0600 root. */
+	"/var/backups/shadow.bak",
+	"/var/backups/gshadow.bak",
+	NULL,
 };
 
 static int mask_ssh_host_keys(int rootfd, const struct kj_config *cfg, struct kj_err *err)

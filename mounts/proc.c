@@ -41,15 +41,37 @@ static const char *const proc_masked_files[] = {
 static const char *const proc_masked_dirs[] = {"acpi", "scsi", "asound", NULL};
 
 /* Masked in /sys (a fresh sysfs with --net none, the host's read-only
- * one with --net host): firmware tables and DMI serial numbers; RAPL
- * energy counters, a power side channel on the host's CPUs (PLATYPUS,
- * CVE-2020-8694); debugfs and tracefs, kernel internals readable by a
- * root caller's uid 0. */
+ * one with --net host): firmware tables (the raw DMI table with its
+ * serial numbers); RAPL energy counters, a power side channel on the
+ * host's CPUs (PLATYPUS, CVE-2020-8694); debugfs and tracefs, kernel
+ * internals readable by a root caller's uid 0; SLUB's per-cache
+ * counters (0400 root: /proc/slabinfo by another path, the kernel heap's
+ * layout that a heap exploit grooms by, readable by a root caller's uid
+ * 0 while /proc/slabinfo was masked); and DAMON's monitors (0600 root:
+ * the host's memory access pattern, by physical address with paddr, the
+ * state /proc/kpageflags and page_idle give). */
 static const char *const sys_masked_dirs[] = {
 	"/sys/firmware",
 	"/sys/devices/virtual/powercap",
 	"/sys/kernel/debug",
 	"/sys/kernel/tracing",
+	"/sys/kernel/slab",
+	"/sys/kernel/mm/damon",
+	NULL,
+};
+
+/* Masked with /dev/null, absent ones skipped: the 0400-root files a root
+ * caller's uid 0 could read past the masks above. DMI's serial numbers
+ * and machine UUID, decoded (the host's identity; /sys/firmware masks
+ * only the raw table), and the idle bitmap of physical pages (/proc's
+ * kpageflags by another path: physical page state). The world-readable
+ * DMI names (vendor, product) stay, for tools that detect a VM by them. */
+static const char *const sys_masked_files[] = {
+	"/sys/devices/virtual/dmi/id/product_serial",
+	"/sys/devices/virtual/dmi/id/product_uuid",
+	"/sys/devices/virtual/dmi/id/board_serial",
+	"/sys/devices/virtual/dmi/id/chassis_serial",
+	"/sys/kernel/mm/page_idle/bitmap",
 	NULL,
 };
 
@@ -132,5 +154,8 @@ int sys_masks_mount(int rootfd, struct kj_err *err)
 	for (int i = 0; !rc && sys_masked_dirs[i]; i++)
 		rc = mask_at(path_open_in_root(rootfd, sys_masked_dirs[i], O_DIRECTORY),
 			     sys_masked_dirs[i], 1, err);
+	for (int i = 0; !rc && sys_masked_files[i]; i++)
+		rc = mask_at(path_open_in_root(rootfd, sys_masked_files[i], O_NOFOLLOW),
+			     sys_masked_files[i], 0, err);
 	return rc;
 }

@@ -154,7 +154,7 @@ static int var_run_mount(int rootfd, struct kj_err *err)
 		return 0;
 	}
 	close(fd);
-	return fresh_mount(rootfd, "/var/run", "tmpfs", "mode=0755,size=16m",
+	return fresh_mount(rootfd, "/var/run", "tmpfs", "mode=0755,size=16m,nr_inodes=16k",
 			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
 }
 
@@ -228,7 +228,7 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 		 const struct host_pseudofs *pseudo, const struct home_aliases *homes,
 		 struct kj_err *err)
 {
-	char tmp_opts[64];
+	char tmp_opts[96];
 	int pathfd, rootfd, rc = -EINVAL, bind_fds[KJ_MAX_BINDS + 1];
 	bool early;
 
@@ -269,8 +269,14 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 	}
 
 	kj_trace("mount: root read-only, binds cloned, attached");
-	snprintf(tmp_opts, sizeof(tmp_opts), "mode=1777,size=%llu",
-		 (unsigned long long)cfg->tmp_size);
+	/* nr_inodes: size= bounds data pages only, and an empty file, a
+	 * directory or a link costs none; without a cap each tmpfs took ~3
+	 * million inodes and dentries (half the host's RAM in pages), GBs of
+	 * kernel memory no --memory of a best-effort run bounds. One per KiB
+	 * of size is 4 per data page. */
+	snprintf(tmp_opts, sizeof(tmp_opts), "mode=1777,size=%llu,nr_inodes=%llu",
+		 (unsigned long long)cfg->tmp_size,
+		 (unsigned long long)(cfg->tmp_size / 1024 < 1024 ? 1024 : cfg->tmp_size / 1024));
 	/* One step a line, each timed under KJAIL_TRACE=1 (make bench's
 	 * breakdown). */
 	STEP(proc_mount(rootfd, cfg, err), "mount: /proc");
@@ -278,7 +284,7 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 	STEP(fresh_mount(rootfd, "/tmp", "tmpfs", tmp_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
 			 err),
 	     "mount: /tmp");
-	STEP(fresh_mount(rootfd, "/run", "tmpfs", "mode=0755,size=16m",
+	STEP(fresh_mount(rootfd, "/run", "tmpfs", "mode=0755,size=16m,nr_inodes=16k",
 			 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err),
 	     "mount: /run");
 	STEP(var_run_mount(rootfd, err), "mount: /var/run");

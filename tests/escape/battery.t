@@ -266,6 +266,26 @@ verdict mknod_block_device_on_host_disk_workspace_refused
 kje -- "$P/escape_kcore"
 verdict proc_kcore_dev_mem_kallsyms_no_kernel_memory
 
+# The /proc masks by another path: sysfs shows a root caller's uid 0 the
+# same kernel state in 0400-root (0600) files. SLUB's per-cache counters are
+# /proc/slabinfo (the heap layout a heap exploit grooms by), page_idle's
+# bitmap is kpageflags' physical page state, DMI's decoded serials and
+# UUID are the host's identity (/sys/firmware hides only the raw table).
+slab=$(ls -d /sys/kernel/slab/*/objects 2>/dev/null | head -1)
+kje_where "${slab:-/sys/kernel/slab}" sysfs_kernel_slab_counters_slabinfo_by_another_path_masked \
+	-- "$P/escape_read" "$slab"
+kje_where /sys/kernel/mm/page_idle/bitmap sysfs_page_idle_bitmap_kpageflags_by_another_path_masked \
+	-- "$P/escape_read" /sys/kernel/mm/page_idle/bitmap
+# DAMON's monitors (0600 root): the host's memory access pattern, by
+# physical address where a kdamond runs with paddr (this VM's does).
+damon=$(ls -d /sys/kernel/mm/damon/admin/kdamonds/*/state 2>/dev/null | head -1)
+kje_where "${damon:-/sys/kernel/mm/damon/admin/kdamonds/0/state}" \
+	sysfs_damon_memory_access_monitor_masked -- "$P/escape_read" "$damon"
+for f in product_serial product_uuid board_serial chassis_serial; do
+	kje_where "/sys/devices/virtual/dmi/id/$f" "sysfs_dmi_${f}_host_identity_masked" \
+		-- "$P/escape_read" "/sys/class/dmi/id/$f"
+done
+
 # ============================================ file system: mount tricks
 
 kje -- "$P/escape_mount"
@@ -451,6 +471,20 @@ out="contained: 10 runs under a swapping /dev/null: core_pattern never writable,
 [ -n "$bad" ] && out="ESCAPED:$bad"
 rc=0 err=
 verdict runc_CVE-2025-31133_dev_null_mask_race
+
+# /etc/shadow is masked, but the passwd package's daily cron job (Ubuntu,
+# older Debian) keeps a copy of it in /var/backups, 0600 root: the
+# same password hashes for a root caller's uid 0. Proven in the rootfs
+# above (masks apply below --root as on /).
+mkdir -p "$R/var/backups"
+echo "KJAIL-SECRET-shadow-$$" >"$R/var/backups/shadow.bak"
+echo "KJAIL-SECRET-gshadow-$$" >"$R/var/backups/gshadow.bak"
+chmod 0600 "$R/var/backups/shadow.bak" "$R/var/backups/gshadow.bak"
+for f in shadow gshadow; do
+	kje --root "$R" --workspace "$WS:/tmp/work" --ro "$P:/probes" -- \
+		/probes/escape_read "/var/backups/$f.bak" "KJAIL-SECRET-$f-$$"
+	verdict "var_backups_${f}_bak_copy_of_etc_${f}_masked"
+done
 
 # ======================================== leaked fds and cwd (CVE-2024-21626)
 
@@ -902,5 +936,17 @@ verdict fill_dev_shm_stops_at_64m_enospc
 # kjail's /run tmpfs is the layer below it, proven with Landlock off.
 kje --landlock off -- "$P/escape_fill" /run/fill $((16 * 1024 * 1024))
 verdict fill_run_stops_at_16m_enospc_or_readonly
+
+# Empty files cost a tmpfs no data page, so size= alone did not stop
+# them: each is an inode and a dentry of kernel memory (about 1 KiB), and
+# a tmpfs without nr_inodes takes half the host's RAM in pages of them
+# (3 million on a 24 GiB host, per tmpfs), which no --memory bounds where
+# limits are best-effort. One inode per KiB of size.
+kje --tmp-size 8M -- "$P/escape_inodes" /tmp 8192
+verdict tmp_empty_files_stop_at_inode_cap_kernel_memory_bounded
+kje -- "$P/escape_inodes" /dev/shm 65536
+verdict dev_shm_empty_files_stop_at_inode_cap_kernel_memory_bounded
+kje --landlock off -- "$P/escape_inodes" /run 16384
+verdict run_empty_files_stop_at_inode_cap_or_readonly
 
 done_testing
