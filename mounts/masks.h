@@ -12,10 +12,14 @@ extern const char *const credential_paths[];
 
 /* The other host paths where a home directory shows: another mount of
  * its file system (mounts/hostmounts.h). Its credential stores are masked
- * there too; a writable bind that shows one is refused. */
+ * there too; a writable bind that shows one is refused. secrets: the
+ * other host paths of the host's own secrets (/etc/shadow, the SSH host
+ * keys...), masked there too. */
 struct home_aliases {
 	char **paths;
 	size_t n;
+	char **secrets;
+	size_t nsecrets;
 };
 
 struct hostmounts;
