@@ -195,6 +195,12 @@ else
 	ng=$(getent group 65534 | cut -d: -f1)
 	kj exec --user "nobody:$ng" -- sh -c 'echo $(id -u):$(id -g) $HOME'
 	is "$rc:$out" "0:65534:65534 $(getent passwd nobody | cut -d: -f6)" user_and_group_names_resolved
+	# The caller's supplementary groups (adm here) are not the user's:
+	# kept, they gave the command their group access to host files.
+	# shellcheck disable=SC2086 # KJ_EXEC_ARGS is meant to split
+	out=$(setpriv --groups=4 "$KJAIL" exec $KJ_EXEC_ARGS --quiet --user nobody -- \
+		awk '/^Groups:/ {print NF - 1}' /proc/self/status 2>&1)
+	is "$out" 0 user_option_drops_supplementary_groups
 fi
 refused user_unknown_name_refused "^kjail: option: --user: no such user 'kjail-nosuchuser'" \
 	exec --user kjail-nosuchuser -- "${run_marker[@]}"
