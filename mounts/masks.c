@@ -231,6 +231,20 @@ static const char *const host_secrets[] = {
 	"/etc/sudoers.d", "/etc/krb5.keytab", NULL,
 };
 
+bool mask_builtin_covers(const struct kj_config *cfg, const char *path, char *out, size_t size)
+{
+	for (int i = 0; host_secrets[i]; i++)
+		if (path_covers(host_secrets[i], path))
+			return snprintf(out, size, "%s", host_secrets[i]) > 0;
+	for (int h = 0; h < 3 && cfg->homes[h]; h++)
+		for (int i = 0; credential_paths[i]; i++)
+			if ((size_t)snprintf(out, size, "%s/%s", cfg->homes[h],
+					     credential_paths[i]) < size &&
+			    path_covers(out, path))
+				return true;
+	return false;
+}
+
 /* An SSH host key's file name in /etc/ssh: ssh_host_*_key. */
 static bool ssh_host_key(const char *name)
 {

@@ -2,6 +2,7 @@
 #ifndef KJAIL_MASKS_H
 #define KJAIL_MASKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "runtime/config.h"
@@ -21,6 +22,11 @@ struct home_aliases {
 	char **secrets;
 	size_t nsecrets;
 };
+
+/* Is path (a sandbox path: a bind's DEST) at or below a mask every
+ * sandbox gets, a host secret or a home's credential store? That mask
+ * goes on after the binds and would hide the bind. Its path to out. */
+bool mask_builtin_covers(const struct kj_config *cfg, const char *path, char *out, size_t size);
 
 struct hostmounts;
 int home_aliases_find(const struct kj_config *cfg, const struct hostmounts *hm,
