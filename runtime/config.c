@@ -305,8 +305,15 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 	char *canon = realpath(b->src, NULL);
 	int rc;
 
+	/* "DIR:rel" is a DIR of that name (a DEST starts with '/'): a
+	 * relative DEST was reported as a missing directory, no more. */
 	if (!canon)
-		return kj_fail(err, what, errno, "give an existing path", "%s", b->src);
+		return kj_fail(
+			err, what, errno,
+			errno == ENOENT && strchr(b->src, ':')
+				? "give an existing path; a DEST after ':' starts with '/', as in DIR:/DEST"
+				: "give an existing path",
+			"%s", b->src);
 	b->given = b->src; /* for check_planted_binds */
 	b->src = canon;
 	if (stat(canon, &st) < 0)
