@@ -130,11 +130,34 @@ static bool lands_in_kernel_tree(int rootfd, int tfd, const struct kj_bind *b)
 	return hit;
 }
 
+/* Is tfd the new root itself (the same mount and directory)? config.c
+ * refuses a DEST of "/" as given; through a symlink to / (`up -> /` in a
+ * --root, or planted in the workspace by an earlier run) the bind was
+ * stacked on the root, under which pivot_root left the command: the
+ * workspace silently missing, the command in / instead of in it. */
+static bool lands_on_root(int rootfd, int tfd)
+{
+	struct statx r, t;
+
+	if (statx(rootfd, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &r) < 0 ||
+	    statx(tfd, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &t) < 0)
+		return true; /* cannot tell: refused */
+	return r.stx_ino == t.stx_ino && r.stx_dev_major == t.stx_dev_major &&
+	       r.stx_dev_minor == t.stx_dev_minor &&
+	       (!(r.stx_mask & t.stx_mask & STATX_MNT_ID) || r.stx_mnt_id == t.stx_mnt_id);
+}
+
 static int bind_attach(int rootfd, int mfd, const struct kj_bind *b, const char *what,
 		       struct kj_err *err)
 {
 	int tfd = mountpoint_open(rootfd, b->dest, b->is_dir, what, err), rc;
 	struct stat st;
+
+	if (tfd >= 0 && lands_on_root(rootfd, tfd)) {
+		close(tfd);
+		return kj_fail(err, what, 0, "kjail builds / itself; give another DEST",
+			       "%s leads to / through a symbolic link", b->dest);
+	}
 
 	if (tfd >= 0 && lands_in_kernel_tree(rootfd, tfd, b)) {
 		close(tfd);

@@ -241,6 +241,28 @@ static const char *const host_secrets[] = {
 	NULL,
 };
 
+bool mask_builtin_covers(const struct kj_config *cfg, const char *path, char *out, size_t size)
+{
+	for (int i = 0; host_secrets[i]; i++)
+		if (path_covers(host_secrets[i], path))
+			return snprintf(out, size, "%s", host_secrets[i]) > 0;
+	for (int h = 0; h < 3 && cfg->homes[h]; h++)
+		for (int i = 0; credential_paths[i]; i++)
+			if ((size_t)snprintf(out, size, "%s/%s", cfg->homes[h],
+					     credential_paths[i]) < size &&
+			    path_covers(out, path))
+				return true;
+	return false;
+}
+
+/* An SSH host key's file name in /etc/ssh: ssh_host_*_key. */
+static bool ssh_host_key(const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(name, "ssh_host_", 9) && n >= 4 && !strcmp(name + n - 4, "_key");
+}
+
 static int mask_ssh_host_keys(int rootfd, const struct kj_config *cfg, struct kj_err *err)
 {
 	int dfd = path_open_in_root(rootfd, "/etc/ssh", O_DIRECTORY), rc = 0;
@@ -257,10 +279,8 @@ static int mask_ssh_host_keys(int rootfd, const struct kj_config *cfg, struct kj
 	}
 	close(dfd);
 	while (!rc && d && (e = readdir(d))) {
-		size_t n = strlen(e->d_name);
 		char path[PATH_MAX];
-		if (strncmp(e->d_name, "ssh_host_", 9) || n < 4 ||
-		    strcmp(e->d_name + n - 4, "_key"))
+		if (!ssh_host_key(e->d_name))
 			continue;
 		snprintf(path, sizeof(path), "/etc/ssh/%s", e->d_name);
 		rc = mask_path(rootfd, path, 0, err);
@@ -364,10 +384,28 @@ struct alias_ctx {
 	struct kj_err *err;
 };
 
+/* Append a copy of path, another place of what (a kind and a path), to
+ * the list (v, n), at most 64 long. */
+static int list_add(char ***v, size_t *n, const char *path, const char *kind, const char *what,
+		    struct kj_err *err)
+{
+	char **nv, *p;
+
+	if (*n == 64)
+		return kj_fail(err, "mask", E2BIG, "report it: the host has unusually many mounts",
+			       "more than 64 other mounts of %s %s", kind, what);
+	if (!(p = strdup(path)) || !(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
+		free(p);
+		return kj_fail(err, "mask", ENOMEM, NULL, "list the host's mounts");
+	}
+	*v = nv;
+	(*v)[(*n)++] = p;
+	return 0;
+}
+
 static int add_home_alias(const char *alias, void *arg)
 {
 	struct alias_ctx *c = arg;
-	char **v, *p;
 
 	/* Written through a bind, the home would be: its dotfiles (.bashrc
 	 * runs at the next login), not only its credential stores. */
@@ -382,17 +420,50 @@ static int add_home_alias(const char *alias, void *arg)
 				"with its dotfiles and credential stores",
 				b->src, c->home, alias);
 	}
-	if (c->ha->n == 64)
-		return kj_fail(c->err, "mask", E2BIG,
-			       "report it: the host has unusually many mounts",
-			       "more than 64 other mounts of the home directory %s", c->home);
-	if (!(p = strdup(alias)) || !(v = realloc(c->ha->paths, (c->ha->n + 1) * sizeof(*v)))) {
-		free(p);
-		return kj_fail(c->err, "mask", ENOMEM, NULL, "list the host's mounts");
+	return list_add(&c->ha->paths, &c->ha->n, alias, "the home directory", c->home, c->err);
+}
+
+static int add_secret_alias(const char *alias, void *arg)
+{
+	struct alias_ctx *c = arg;
+
+	return list_add(&c->ha->secrets, &c->ha->nsecrets, alias, "the host secret", c->home,
+			c->err);
+}
+
+/* The host's own secrets at their other places: a second mount of /, of
+ * /etc or of /etc/ssl (a chroot's, a container tool's) showed
+ * /etc/shadow and the SSH host keys to a root caller's uid 0, which owns
+ * them, through the read-only root or a --ro grant of that mount. Looked
+ * for only when some file system is mounted twice. */
+static int secret_aliases_find(const struct kj_config *cfg, const struct hostmounts *hm,
+			       struct home_aliases *ha, struct kj_err *err)
+{
+	bool twice = false;
+	struct dirent *e;
+	int rc = 0;
+	DIR *d;
+
+	for (size_t i = 0; !twice && i < hm->n; i++)
+		for (size_t j = i + 1; !twice && j < hm->n; j++)
+			twice = hm->v[i].dev == hm->v[j].dev;
+	if (!twice)
+		return 0;
+	for (int i = 0; !rc && host_secrets[i]; i++)
+		rc = hostmounts_aliases(hm, host_secrets[i], add_secret_alias,
+					&(struct alias_ctx){cfg, host_secrets[i], ha, err});
+	if (rc || !(d = opendir("/etc/ssh")))
+		return rc;
+	while (!rc && (e = readdir(d))) {
+		char path[PATH_MAX];
+		if (!ssh_host_key(e->d_name))
+			continue;
+		snprintf(path, sizeof(path), "/etc/ssh/%s", e->d_name);
+		rc = hostmounts_aliases(hm, path, add_secret_alias,
+					&(struct alias_ctx){cfg, path, ha, err});
 	}
-	c->ha->paths = v;
-	c->ha->paths[c->ha->n++] = p;
-	return 0;
+	closedir(d);
+	return rc;
 }
 
 int home_aliases_find(const struct kj_config *cfg, const struct hostmounts *hm,
@@ -404,6 +475,8 @@ int home_aliases_find(const struct kj_config *cfg, const struct hostmounts *hm,
 	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
 		rc = hostmounts_aliases(hm, cfg->homes[i], add_home_alias,
 					&(struct alias_ctx){cfg, cfg->homes[i], ha, err});
+	if (!rc)
+		rc = secret_aliases_find(cfg, hm, ha, err);
 	if (rc)
 		home_aliases_free(ha);
 	return rc;
@@ -414,6 +487,9 @@ void home_aliases_free(struct home_aliases *ha)
 	for (size_t i = 0; i < ha->n; i++)
 		free(ha->paths[i]);
 	free(ha->paths);
+	for (size_t i = 0; i < ha->nsecrets; i++)
+		free(ha->secrets[i]);
+	free(ha->secrets);
 	*ha = (struct home_aliases){0};
 }
 
@@ -429,6 +505,16 @@ int masks_mount(int rootfd, const struct kj_config *cfg, const struct home_alias
 	}
 	if (!rc)
 		rc = mask_ssh_host_keys(rootfd, cfg, err);
+	/* At their other places: through the read-only root (the host's
+	 * only: below --root DIR the host path names another file), and
+	 * below every bind that shows one. */
+	for (size_t i = 0; !rc && i < homes->nsecrets; i++) {
+		const char *alias = homes->secrets[i];
+		if (!strcmp(cfg->root, "/"))
+			rc = mask_held(rootfd, cfg, alias, err);
+		if (!rc)
+			rc = mask_aliases(rootfd, cfg, alias, alias, err);
+	}
 
 	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
 		rc = mask_home(rootfd, cfg, cfg->homes[i], err);

@@ -305,8 +305,15 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 	char *canon = realpath(b->src, NULL);
 	int rc;
 
+	/* "DIR:rel" is a DIR of that name (a DEST starts with '/'): a
+	 * relative DEST was reported as a missing directory, no more. */
 	if (!canon)
-		return kj_fail(err, what, errno, "give an existing path", "%s", b->src);
+		return kj_fail(
+			err, what, errno,
+			errno == ENOENT && strchr(b->src, ':')
+				? "give an existing path; a DEST after ':' starts with '/', as in DIR:/DEST"
+				: "give an existing path",
+			"%s", b->src);
 	b->given = b->src; /* for check_planted_binds */
 	b->src = canon;
 	if (stat(canon, &st) < 0)
@@ -338,6 +345,16 @@ static int finish_bind(struct kj_config *cfg, struct kj_bind *b, const char *wha
 			return rc;
 	if ((rc = check_system_dirs(what, canon, b->writable, err)))
 		return rc;
+	/* The built-in masks go on after every bind: a DEST at or below one
+	 * (`--rw DIR:/etc/ssl/private`) ran with the grant silently hidden. */
+	{
+		char masked[PATH_MAX];
+		if (mask_builtin_covers(cfg, b->dest, masked, sizeof(masked)))
+			return kj_fail(err, what, 0,
+				       "give a DEST outside the credential stores and host secrets",
+				       "DEST %s: every sandbox masks %s, which would hide the bind",
+				       b->dest, masked);
+	}
 	if (b->writable && !b->is_dir)
 		return kj_fail(err, what, ENOTDIR,
 			       strcmp(what, "workspace")

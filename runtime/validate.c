@@ -152,6 +152,11 @@ int parse_user(const char *opt, const char *s, uid_t *uid, gid_t *gid, struct kj
 		*uid = id;
 		*gid = account_by_uid(id, &acct) == 0 ? acct.gid : id;
 	} else {
+		/* All digits, yet no id: out of range, said as such (it was
+		 * "no such user '4294967295'"). */
+		if (strspn(name, "0123456789") == ulen)
+			return kj_fail(err, "option", 0, "give a uid from 0 to 4294967294",
+				       "--%s: uid %s is out of range", opt, name);
 		if (account_by_name(name, &acct))
 			return kj_fail(err, "option", 0,
 				       "give a numeric uid or an existing user name",
@@ -162,6 +167,9 @@ int parse_user(const char *opt, const char *s, uid_t *uid, gid_t *gid, struct kj
 	if (colon) {
 		if (parse_id(colon + 1, strlen(colon + 1), &id) == 0)
 			*gid = id;
+		else if (strspn(colon + 1, "0123456789") == strlen(colon + 1))
+			return kj_fail(err, "option", 0, "give a gid from 0 to 4294967294",
+				       "--%s: gid %s is out of range", opt, colon + 1);
 		else if (group_by_name(colon + 1, gid))
 			return kj_fail(err, "option", 0,
 				       "give a numeric gid or an existing group name",

@@ -255,6 +255,14 @@ ln -s /etc "$WS/link"
 kj exec --ro "$T/rodir:$WS/link/kjail-planted" -- true
 expect_rc symlink_dest_to_readonly_root_refused 125
 rm -f "$WS/link"
+# A DEST that leads to / itself (a link an earlier run planted): the bind
+# was stacked on the new root, under which the command ran, the grant
+# silently missing. Refused, naming the DEST.
+ln -s / "$WS/toroot"
+kj exec --ro "$T/rodir:$WS/toroot" -- true
+like "$rc:$err" "^125:kjail: ro: $WS/toroot leads to / through a symbolic link \(kjail builds / itself" \
+	bind_dest_symlink_to_root_refused
+rm -f "$WS/toroot"
 
 # --root DIR: a root file system directory instead of the host's /, also
 # read-only with every submount, and nothing of the host's files inside.
@@ -295,6 +303,13 @@ kj exec --root "$R" --workspace "$WS2" -- /bin/true
 expect_rc root_option_missing_workspace_dest_refused 125
 like "$err" "kjail: workspace: create mount point $WS2: Read-only file system" root_option_missing_dest_message
 rmdir "$WS2"
+# A workspace DEST that is a symlink to / in the root: the command ran in
+# the root's /, read-only, without its workspace (exit 0). Refused.
+ln -s / "$R/up"
+kj exec --root "$R" --workspace "$WS:/up" -- /bin/sh -c 'pwd; touch ws-probe'
+like "$rc:$err" "^125:kjail: workspace: /up leads to / through a symbolic link" \
+	root_option_workspace_dest_symlink_to_root_refused
+rm -f "$R/up"
 umount "$R/data"
 rm -rf "$R"
 kj exec --root /nonexistent -- true

@@ -101,6 +101,18 @@ refused ro_file_onto_directory_refused \
 	"^kjail: ro: $T/data/file is a file, and /etc/default there is a directory" --ro "$T/data/file:/etc/default"
 refused ro_directory_onto_file_refused \
 	"^kjail: ro: $T/data2 is a directory, and /etc/hostname there is a file" --ro "$T/data2:/etc/hostname"
+# A DEST at or below a mask every sandbox gets (a host secret, a
+# credential store of the home): the mask, put on after the binds, hid
+# the grant and the run went on without it. Refused, naming the mask.
+refused rw_dest_below_host_secret_refused \
+	"^kjail: rw: DEST /etc/ssl/private/x: every sandbox masks /etc/ssl/private, which would hide the bind" \
+	--rw "$T/data:/etc/ssl/private/x"
+refused ro_dest_on_host_secret_refused "^kjail: ro: DEST /etc/shadow: every sandbox masks /etc/shadow" \
+	--ro "$T/data/file:/etc/shadow"
+refused ro_dest_on_credential_store_refused \
+	"^kjail: ro: DEST $KJ_HOME/.ssh: every sandbox masks $KJ_HOME/.ssh" --ro "$T/data2:$KJ_HOME/.ssh"
+kj exec --ro "$T/data2:$KJ_HOME/.config" -- true
+is "$rc" 0 ro_dest_holding_credential_store_allowed
 # A grant above the workspace or another grant does not cover them: the
 # deeper bind stays what it was asked to be, whatever the flag order.
 # (The caller owns $T/beside: its touch fails only for the read-only grant.)

@@ -195,19 +195,32 @@ else
 	ng=$(getent group 65534 | cut -d: -f1)
 	kj exec --user "nobody:$ng" -- sh -c 'echo $(id -u):$(id -g) $HOME'
 	is "$rc:$out" "0:65534:65534 $(getent passwd nobody | cut -d: -f6)" user_and_group_names_resolved
+	# The caller's supplementary groups (adm here) are not the user's:
+	# kept, they gave the command their group access to host files.
+	# shellcheck disable=SC2086 # KJ_EXEC_ARGS is meant to split
+	out=$(setpriv --groups=4 "$KJAIL" exec $KJ_EXEC_ARGS --quiet --user nobody -- \
+		awk '/^Groups:/ {print NF - 1}' /proc/self/status 2>&1)
+	is "$out" 0 user_option_drops_supplementary_groups
 fi
 refused user_unknown_name_refused "^kjail: option: --user: no such user 'kjail-nosuchuser'" \
 	exec --user kjail-nosuchuser -- "${run_marker[@]}"
 refused user_unknown_group_refused "^kjail: option: --user: no such group 'kjail-nosuchgroup'" \
 	exec --user 65534:kjail-nosuchgroup -- "${run_marker[@]}"
-refused user_minus_one_refused '^kjail: option: --user' \
+refused user_minus_one_refused '^kjail: option: --user: uid 4294967295 is out of range \(give a uid from 0 to 4294967294\)$' \
 	exec --user 4294967295 -- "${run_marker[@]}"
+refused group_minus_one_refused '^kjail: option: --user: gid 4294967295 is out of range' \
+	exec --user 0:4294967295 -- "${run_marker[@]}"
 
 # ------------------------------------------------------------ file system
 
 refused workspace_nonexistent_refused '^kjail: workspace: /nonexistent-kjail' \
 	exec --workspace /nonexistent-kjail -- "${run_marker[@]}"
 ok workspace_nonexistent_not_created test ! -e /nonexistent-kjail
+# DIR:rel is a DIR of that name (a DEST starts with '/'): the error says
+# so, rather than only that the directory is missing.
+refused workspace_relative_dest_says_dest_is_absolute \
+	"^kjail: workspace: $WS:rel: No such file or directory \(give an existing path; a DEST after ':' starts with '/', as in DIR:/DEST\)$" \
+	exec --workspace "$WS:rel" -- "${run_marker[@]}"
 
 # Refused for what it is (the host's whole root), not for its spelling.
 refused workspace_root_refused '^kjail: workspace: .*(whole host root|cannot bind onto / )' \
