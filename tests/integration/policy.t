@@ -355,6 +355,18 @@ kje exec -s "$S" -- true
 is "$rc:$err" "0:" deny_option_allows_exec_with_session_defaults
 kje exec -s "$S" --kill-grace 1s -- true
 like "$rc:$err" "^125:kjail: policy: --kill-grace \(from the command line \(exec -s\)\) is denied by /etc/kjail/policy:1: deny kill-grace" deny_option_refuses_exec_flag
+# Every option an exec into a session may carry meets its deny rule, as
+# it does on a one-shot run (`deny cwd` and `deny quiet` held only there).
+sys_policy 'deny cwd' 'deny quiet'
+rm -f "$RAN"
+kje exec -s "$S" --cwd "$WS" -- touch "$RAN"
+like "$rc:$err" "^125:kjail: policy: --cwd \(from the command line \(exec -s\)\) is denied by /etc/kjail/policy:1: deny cwd" deny_cwd_refuses_exec_flag
+ok deny_cwd_exec_did_not_run test ! -e "$RAN"
+kje exec -s "$S" --quiet -- touch "$RAN"
+like "$rc:$err" "^125:kjail: policy: --quiet \(from the command line \(exec -s\)\) is denied by /etc/kjail/policy:2: deny quiet" deny_quiet_refuses_exec_flag
+ok deny_quiet_exec_did_not_run test ! -e "$RAN"
+kje exec -s "$S" -- touch "$RAN"
+is "$rc:$err" "0:" deny_cwd_quiet_allow_exec_without_them
 kje rm "$S"
 reset_config
 
