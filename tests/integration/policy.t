@@ -188,6 +188,17 @@ denied deny_rw_against_grant_of_parent \
 	"^kjail: policy: --rw $T/par \(from --rw\) is denied by /etc/kjail/policy:1: deny rw $T/par/secret" \
 	exec "${BE[@]}" --rw "$T/par" -- touch "$T/par/secret/x"
 ok deny_rw_parent_grant_never_wrote test ! -e "$T/par/secret/x"
+# A PATH that does not exist yet, below a symlink: compared where it would
+# be, not as written (`--rw` of the link, canonical the link's target, let
+# the sandbox make the denied directory).
+mkdir -p "$T/data"
+ln -s "$T/data" "$T/datalink"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$T/data"
+sys_policy "deny rw $T/datalink/secret"
+denied deny_rw_missing_path_below_symlink_against_parent_grant \
+	"^kjail: policy: --rw $T/data \(from --rw\) is denied by /etc/kjail/policy:1: deny rw $T/datalink/secret" \
+	exec "${BE[@]}" --rw "$T/datalink" -- mkdir "$T/data/secret"
+ok deny_rw_missing_path_below_symlink_never_made test ! -e "$T/data/secret"
 sys_policy "deny rw $T/private"
 # With --isolation none the whole host is writable: denied whatever the grants.
 denied deny_rw_against_isolation_none \
