@@ -65,18 +65,30 @@ static int opt_rw(struct kj_config *c, const char *o, const char *v, struct kj_e
 	return add_bind(c, o, v, true, e);
 }
 
-/* A path value a later one replaces is still checked for existence
- * (`--root /nonexistent --root /`, or a settings line a flag overrides):
+#define REPLACED_FIX "fix or drop the earlier value; a later one does not excuse it"
+
+/* A path value a later one replaces is still checked: it must exist and,
+ * when type is not 0, be of the type the option takes (S_IFDIR,
+ * S_IFREG), as the value in force must (`--root /nonexistent --root /`,
+ * `--root /etc/passwd --root /`, or a settings line a flag overrides):
  * invalid input is an error wherever it stands, as a profile name is. */
-static int replaced_path_exists(const char *o, const char *old, struct kj_err *e)
+static int replaced_path_check(const char *o, const char *old, mode_t type, struct kj_err *e)
 {
 	struct stat st;
 
-	if (!old || stat(old, &st) == 0)
+	if (!old)
 		return 0;
-	return kj_fail(e, "option", errno,
-		       "fix or drop the earlier value; a later one does not excuse it",
-		       "--%s %s (replaced by a later --%s)", o, old, o);
+	if (stat(old, &st) < 0)
+		return kj_fail(e, "option", errno, REPLACED_FIX,
+			       "--%s %s (replaced by a later --%s)", o, old, o);
+	if (type == S_IFDIR && !S_ISDIR(st.st_mode))
+		return kj_fail(e, "option", ENOTDIR, REPLACED_FIX,
+			       "--%s %s (replaced by a later --%s)", o, old, o);
+	if (type == S_IFREG && !S_ISREG(st.st_mode))
+		return kj_fail(e, "option", 0, REPLACED_FIX,
+			       "--%s %s (replaced by a later --%s) is not a regular file", o, old,
+			       o);
+	return 0;
 }
 
 static int opt_workspace(struct kj_config *c, const char *o, const char *v, struct kj_err *e)
@@ -86,10 +98,20 @@ static int opt_workspace(struct kj_config *c, const char *o, const char *v, stru
 	if (!*v || colon == v || (colon && !colon[1]))
 		return kj_fail(e, "option", 0, "use DIR or DIR:DEST",
 			       "--%s: invalid workspace '%s'", o, v);
-	if (replaced_path_exists(o, c->workspace.src, e))
+	if (replaced_path_check(o, c->workspace.src, S_IFDIR, e))
 		return -ENOENT;
-	free(c->workspace.src);
-	free(c->workspace.dest);
+	if (c->workspace.src) {
+		/* Kept for config_finish, which checks it as the workspace:
+		 * `workspace /` or `workspace ~` in a settings file under a
+		 * --workspace flag was taken silently. */
+		struct kj_bind *ws =
+			realloc(c->replaced_ws, (c->nreplaced_ws + 1) * sizeof(*c->replaced_ws));
+		if (!ws)
+			return kj_fail(e, "option", ENOMEM, NULL, "--%s", o);
+		c->replaced_ws = ws;
+		ws[c->nreplaced_ws++] =
+			(struct kj_bind){.src = c->workspace.src, .dest = c->workspace.dest};
+	}
 	c->workspace.src = colon ? strndup(v, (size_t)(colon - v)) : strdup(v);
 	c->workspace.dest = colon ? strdup(colon + 1) : NULL;
 	return 0;
@@ -100,7 +122,7 @@ static int opt_root(struct kj_config *c, const char *o, const char *v, struct kj
 	if (!*v)
 		return kj_fail(e, "option", 0, "give a root filesystem directory",
 			       "--%s: empty path", o);
-	if (replaced_path_exists(o, c->root, e))
+	if (replaced_path_check(o, c->root, S_IFDIR, e))
 		return -ENOENT;
 	c->root = v;
 	return 0;
@@ -163,14 +185,14 @@ static int opt_net_file(struct kj_config *c, const char *o, const char *v, struc
 		return kj_fail(e, "option", 0, "give a file path", "--%s: empty value", o);
 	/* A replaced --net-hosts must exist; a replaced --net-log (a file
 	 * kjail would make) must have a directory to be made in. */
-	if (*slot && slot == &c->net_hosts && replaced_path_exists(o, *slot, e))
+	if (*slot && slot == &c->net_hosts && replaced_path_check(o, *slot, S_IFREG, e))
 		return -ENOENT;
 	if (*slot && slot == &c->net_log) {
 		char dir[PATH_MAX];
 		const char *cut = strrchr(*slot, '/');
 		snprintf(dir, sizeof(dir), "%.*s",
 			 cut ? (cut == *slot ? 1 : (int)(cut - *slot)) : 1, cut ? *slot : ".");
-		if (replaced_path_exists(o, dir, e))
+		if (replaced_path_check(o, dir, S_IFDIR, e))
 			return -ENOENT;
 	}
 	*slot = v;
@@ -413,7 +435,7 @@ static int opt_env_file(struct kj_config *c, const char *o, const char *v, struc
 	if (!*v)
 		return kj_fail(e, "option", 0, "give the path of a NAME=VALUE file",
 			       "--%s: empty value", o);
-	if (replaced_path_exists(o, c->env_file, e))
+	if (replaced_path_check(o, c->env_file, S_IFREG, e))
 		return -ENOENT;
 	c->env_file = v;
 	return 0;

@@ -827,6 +827,37 @@ static int check_pids_floor(const struct kj_config *cfg, struct kj_err *err)
 			       : "");
 }
 
+/* Each --workspace a later one replaced meets the workspace's rules, by
+ * the same code: a workspace that is /, the home directory or a file is
+ * an error wherever it stands (README), also in a settings file or
+ * profile a flag overrides, where it was taken silently. */
+static int check_replaced_workspaces(struct kj_config *cfg, struct kj_err *err)
+{
+	for (size_t i = 0; i < cfg->nreplaced_ws; i++) {
+		struct kj_bind b = cfg->replaced_ws[i];
+		char msg[sizeof(err->msg)];
+		int rc;
+
+		b.writable = cfg->workspace.writable;
+		b.dest = b.dest ? strdup(b.dest) : NULL;
+		rc = finish_bind(cfg, &b, "workspace", err);
+		if (!rc && !b.is_dir)
+			rc = kj_fail(err, "workspace", ENOTDIR, "give a directory", "%s", b.src);
+		if (b.given)
+			free(b.src); /* finish_bind's canonical copy */
+		free(b.dest);
+		if (!rc)
+			continue;
+		/* A cut at the end of a long message is harmless. */
+		if (snprintf(msg, sizeof(msg),
+			     "--workspace %s (replaced by a later --workspace): %s",
+			     cfg->replaced_ws[i].src, err->msg) >= 0)
+			memcpy(err->msg, msg, sizeof(err->msg));
+		return rc;
+	}
+	return 0;
+}
+
 int config_finish(struct kj_config *cfg, struct kj_err *err)
 {
 	struct stat st;
@@ -861,6 +892,8 @@ int config_finish(struct kj_config *cfg, struct kj_err *err)
 	if (!cfg->workspace.is_dir)
 		return kj_fail(err, "workspace", ENOTDIR, "give a directory", "%s",
 			       cfg->workspace.src);
+	if ((rc = check_replaced_workspaces(cfg, err)))
+		return rc;
 	{
 		size_t nrw = 0;
 		for (size_t i = 0; i < cfg->nbinds; i++) {

@@ -77,6 +77,10 @@ struct kj_config {
 	dev_t root_dev;   /* the root directory as validated (config_finish) */
 	ino_t root_ino;
 	struct kj_bind workspace;
+	/* Each --workspace a later one replaced (src and dest as given):
+	 * config_finish checks it as it checks the workspace. */
+	struct kj_bind *replaced_ws;
+	size_t nreplaced_ws;
 	struct kj_bind binds[KJ_MAX_BINDS];
 	size_t nbinds;
 	const char *masks[KJ_MAX_MASKS]; /* --mask, absolute */

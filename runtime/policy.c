@@ -109,6 +109,42 @@ static int bad_value(struct kj_err *err, const struct kj_rule *r)
 	return kj_fail(err, "policy", 0, NULL, "%s: %s: %s", r->where, r->text, msg);
 }
 
+/* path (absolute) canonical also where it does not exist (yet): its
+ * deepest existing part resolved, the rest appended (without trailing
+ * slashes). Kept as written, `deny rw /srv/secret` with /srv a symlink to
+ * /data and no secret there yet let `--rw /srv` (canonical /data)
+ * through, and the sandbox made /data/secret, the path denied. NULL: out
+ * of memory or too long. */
+static char *policy_path(const char *path)
+{
+	char head[PATH_MAX], *real = NULL, *out;
+	size_t n = strlen(path);
+	const char *rest;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= sizeof(head))
+		return NULL;
+	memcpy(head, path, n);
+	head[n] = '\0';
+	while (!(real = realpath(head, NULL))) {
+		char *slash = strrchr(head, '/');
+		if (!slash || slash == head) {
+			head[1] = '\0'; /* "/" */
+			if (!(real = realpath(head, NULL)))
+				return NULL;
+			break;
+		}
+		*slash = '\0';
+	}
+	rest = strcmp(head, "/") ? path + strlen(head) : path;
+	n -= (size_t)(rest - path);
+	if (asprintf(&out, "%s%.*s", strcmp(real, "/") || !n ? real : "", (int)n, rest) < 0)
+		out = NULL;
+	free(real);
+	return out;
+}
+
 /* Check the rule's value with the option's own parser, so the policy
  * reads sizes, durations and names exactly as every other source does. */
 static int parse_rule(struct kj_rule *r, struct kj_err *err)
@@ -174,9 +210,8 @@ static int parse_rule(struct kj_rule *r, struct kj_err *err)
 	if (in(path_opts, r->opt)) {
 		if (r->value[0] != '/')
 			return bad(err, r, "give an absolute path", "not an absolute path");
-		r->path = realpath(r->value, NULL);
-		if (!r->path && !(r->path = strdup(r->value)))
-			return kj_fail(err, "policy", ENOMEM, NULL, "%s", r->where);
+		if (!(r->path = policy_path(r->value)))
+			return kj_fail(err, "policy", ENAMETOOLONG, NULL, "%s", r->where);
 		return 0;
 	}
 	return bad(

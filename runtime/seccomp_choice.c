@@ -27,6 +27,11 @@ int seccomp_choice_parse(struct kj_config *cfg, const char *opt, const char *val
 		return kj_fail(err, "option", errno,
 			       "fix or drop the earlier value; a later one does not excuse it",
 			       "--%s %s (replaced by a later --%s)", opt, cfg->seccomp_file, opt);
+	if (cfg->seccomp_file && !S_ISREG(st.st_mode))
+		return kj_fail(err, "option", 0,
+			       "fix or drop the earlier value; a later one does not excuse it",
+			       "--%s %s (replaced by a later --%s) is not a regular file", opt,
+			       cfg->seccomp_file, opt);
 	if (!strcasecmp(value, "default") || !strcasecmp(value, "strict")) {
 		cfg->seccomp =
 			!strcasecmp(value, "default") ? KJ_SECCOMP_DEFAULT : KJ_SECCOMP_STRICT;

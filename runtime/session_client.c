@@ -324,8 +324,6 @@ static const char *const per_exec[] = {"timeout", "kill-grace", "output-limit", 
 static int exec_policy(const struct kj_config *cfg, const struct kj_sources *src,
 		       struct kj_err *err)
 {
-	static const char *const exec_opts[] = {"timeout", "kill-grace", "output-limit", "setenv",
-						NULL};
 	struct kj_policy all = {0}, mine = {0};
 	struct kj_rule *rules;
 	int rc = policy_load(&all, err);
@@ -347,9 +345,14 @@ static int exec_policy(const struct kj_config *cfg, const struct kj_sources *src
 		 * every exec into every session. */
 		if (r->kind == RULE_DENY && !r->value && !(o && !strcmp(o, FROM_EXEC_FLAGS)))
 			continue;
-		for (int j = 0; exec_opts[j]; j++)
-			if (!strcmp(r->opt, exec_opts[j]))
+		/* Every option an exec may carry: with only some of them,
+		 * `deny cwd` or `deny quiet` refused `kjail exec --cwd` and let
+		 * `kjail exec -s NAME --cwd` through. */
+		for (int j = 0; per_exec[j]; j++)
+			if (!strcmp(r->opt, per_exec[j])) {
 				rules[mine.n++] = *r;
+				break;
+			}
 	}
 	rc = policy_enforce(&mine, cfg, src, err);
 	free(rules);

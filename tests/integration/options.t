@@ -77,6 +77,21 @@ refused replaced_missing_net_hosts_refused '^kjail: option: --net-hosts /nonexis
 	exec --net proxy --allow-host a.test --net-hosts /nonexistent --net-hosts /etc/hosts -- "${run_marker[@]}"
 refused replaced_net_log_without_directory_refused '^kjail: option: --net-log /nonexistent/dir \(replaced by a later --net-log\): No such file' \
 	exec --net proxy --allow-host a.test --net-log /nonexistent/dir/log --net-log "$T/net.log" -- "${run_marker[@]}"
+# ...and must be of the kind the option takes, a workspace one the
+# workspace's rules accept (a workspace that is /, or a file, or a root
+# that is a file, was taken when a later value replaced it).
+refused replaced_workspace_root_refused '^kjail: workspace: --workspace / \(replaced by a later --workspace\): cannot bind the whole host root /' \
+	exec --workspace / --workspace "$WS" -- "${run_marker[@]}"
+refused replaced_workspace_file_refused '^kjail: option: --workspace /etc/passwd \(replaced by a later --workspace\): Not a directory' \
+	exec --workspace /etc/passwd --workspace "$WS" -- "${run_marker[@]}"
+refused replaced_workspace_system_dir_refused '^kjail: workspace: --workspace /etc \(replaced by a later --workspace\): /etc may not be writable' \
+	exec --workspace /etc --workspace "$WS" -- "${run_marker[@]}"
+refused replaced_root_file_refused '^kjail: option: --root /etc/passwd \(replaced by a later --root\): Not a directory' \
+	exec --root /etc/passwd --root / -- "${run_marker[@]}"
+refused replaced_seccomp_directory_refused '^kjail: option: --seccomp /etc \(replaced by a later --seccomp\) is not a regular file' \
+	exec --seccomp /etc --seccomp default -- "${run_marker[@]}"
+refused replaced_net_hosts_directory_refused '^kjail: option: --net-hosts /etc \(replaced by a later --net-hosts\) is not a regular file' \
+	exec --net proxy --allow-host a.test --net-hosts /etc --net-hosts /etc/hosts -- "${run_marker[@]}"
 refused idle_timeout_on_one_shot_refused '^kjail: option: --idle-timeout does nothing for a one-shot kjail exec \(give it to kjail create\)$' \
 	exec --idle-timeout 5m -- "${run_marker[@]}"
 refused size_overflow_names_largest_size '^kjail: option: --memory 99999999T: Numerical result out of range \(the largest size is 16777215T\)$' \

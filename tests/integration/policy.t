@@ -188,6 +188,17 @@ denied deny_rw_against_grant_of_parent \
 	"^kjail: policy: --rw $T/par \(from --rw\) is denied by /etc/kjail/policy:1: deny rw $T/par/secret" \
 	exec "${BE[@]}" --rw "$T/par" -- touch "$T/par/secret/x"
 ok deny_rw_parent_grant_never_wrote test ! -e "$T/par/secret/x"
+# A PATH that does not exist yet, below a symlink: compared where it would
+# be, not as written (`--rw` of the link, canonical the link's target, let
+# the sandbox make the denied directory).
+mkdir -p "$T/data"
+ln -s "$T/data" "$T/datalink"
+[ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$T/data"
+sys_policy "deny rw $T/datalink/secret"
+denied deny_rw_missing_path_below_symlink_against_parent_grant \
+	"^kjail: policy: --rw $T/data \(from --rw\) is denied by /etc/kjail/policy:1: deny rw $T/datalink/secret" \
+	exec "${BE[@]}" --rw "$T/datalink" -- mkdir "$T/data/secret"
+ok deny_rw_missing_path_below_symlink_never_made test ! -e "$T/data/secret"
 sys_policy "deny rw $T/private"
 # With --isolation none the whole host is writable: denied whatever the grants.
 denied deny_rw_against_isolation_none \
@@ -355,6 +366,18 @@ kje exec -s "$S" -- true
 is "$rc:$err" "0:" deny_option_allows_exec_with_session_defaults
 kje exec -s "$S" --kill-grace 1s -- true
 like "$rc:$err" "^125:kjail: policy: --kill-grace \(from the command line \(exec -s\)\) is denied by /etc/kjail/policy:1: deny kill-grace" deny_option_refuses_exec_flag
+# Every option an exec into a session may carry meets its deny rule, as
+# it does on a one-shot run (`deny cwd` and `deny quiet` held only there).
+sys_policy 'deny cwd' 'deny quiet'
+rm -f "$RAN"
+kje exec -s "$S" --cwd "$WS" -- touch "$RAN"
+like "$rc:$err" "^125:kjail: policy: --cwd \(from the command line \(exec -s\)\) is denied by /etc/kjail/policy:1: deny cwd" deny_cwd_refuses_exec_flag
+ok deny_cwd_exec_did_not_run test ! -e "$RAN"
+kje exec -s "$S" --quiet -- touch "$RAN"
+like "$rc:$err" "^125:kjail: policy: --quiet \(from the command line \(exec -s\)\) is denied by /etc/kjail/policy:2: deny quiet" deny_quiet_refuses_exec_flag
+ok deny_quiet_exec_did_not_run test ! -e "$RAN"
+kje exec -s "$S" -- touch "$RAN"
+is "$rc:$err" "0:" deny_cwd_quiet_allow_exec_without_them
 kje rm "$S"
 reset_config
 

@@ -310,6 +310,57 @@ kje exec --profile loose -- true
 like "$rc:$err" "^125:kjail: profile: /etc/kjail/profiles/loose.profile is writable by group or others" insecure_profile_refused
 reset_config
 
+# ------------------------------------------- a value a flag replaces
+
+# A settings line a flag overrides is still validated, as the value in
+# force would be: a workspace that is /, the home directory or a file, or
+# a root that is no directory, is an error there too (it was taken
+# silently when a flag replaced it).
+marker=$WS/ran
+replaced_refused() { # name regex flag...
+	local name=$1 re=$2
+	shift 2
+	rm -f "$marker"
+	kje exec --limits best-effort --quiet "$@" -- touch "$marker"
+	if [ "$rc" = 125 ] && [ ! -e "$marker" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
+		printf '%s' "$err" | grep -Eq -- "$re"; then
+		_report 0 "$name"
+	else
+		_report 1 "$name" "rc=$rc err=$err ran=$([ -e "$marker" ] && echo yes || echo no)"
+	fi
+}
+user_settings 'workspace /'
+replaced_refused replaced_settings_workspace_root_refused \
+	"^kjail: workspace: --workspace / \(replaced by a later --workspace\): cannot bind the whole host root / \(bind a project directory instead\)$" \
+	--workspace "$WS"
+user_settings "workspace $KJ_HOME"
+replaced_refused replaced_settings_workspace_home_refused \
+	"^kjail: workspace: --workspace $KJ_HOME \(replaced by a later --workspace\): $KJ_HOME is the home directory" \
+	--workspace "$WS"
+sys_settings 'workspace /etc/passwd'
+rm -f "$USER_DIR/settings"
+replaced_refused replaced_settings_workspace_file_refused \
+	"^kjail: option: --workspace /etc/passwd \(replaced by a later --workspace\): Not a directory" \
+	--workspace "$WS"
+sys_settings 'root /etc/passwd'
+replaced_refused replaced_settings_root_file_refused \
+	"^kjail: option: --root /etc/passwd \(replaced by a later --root\): Not a directory" \
+	--root /
+user_settings 'env-file /etc'
+rm -f "$ETC_UP/kjail/settings"
+replaced_refused replaced_settings_env_file_directory_refused \
+	"^kjail: option: --env-file /etc \(replaced by a later --env-file\) is not a regular file" \
+	--env-file /nonexistent-final
+# A valid value a flag replaces is no error.
+mkdir -p "$T/other-ws"
+chown "$KJ_OWNER" "$T/other-ws"
+user_settings "workspace $T/other-ws"
+rm -f "$marker"
+kje exec --limits best-effort --quiet --workspace "$WS" -- touch "$marker"
+is "$rc:$err:$([ -e "$marker" ] && echo ran)" "0::ran" replaced_settings_workspace_valid_accepted
+rm -f "$marker"
+reset_config
+
 # ------------------------------------- nothing in the workspace is configuration
 
 # A settings file or a profile placed in the workspace (where a sandbox
