@@ -94,11 +94,13 @@ static int userns_steps(void *arg, struct kj_err *err)
 	(void)arg;
 	if (unshare(CLONE_NEWUSER) < 0)
 		return kj_fail(err, "userns", errno, NULL, "unshare(CLONE_NEWUSER)");
+	/* In the launcher's order (runtime/launch.c), so that a refusal
+	 * names the step a run would stop at, as the verdict promises. */
+	if ((rc = write_self("setgroups", "deny")))
+		return kj_fail(err, "userns", -rc, userns_map_fix(rc), "write setgroups");
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
 	if ((rc = write_self("uid_map", map)))
 		return kj_fail(err, "userns", -rc, userns_map_fix(rc), "write uid_map");
-	if ((rc = write_self("setgroups", "deny")))
-		return kj_fail(err, "userns", -rc, userns_map_fix(rc), "write setgroups");
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
 	if ((rc = write_self("gid_map", map)))
 		return kj_fail(err, "userns", -rc, userns_map_fix(rc), "write gid_map");

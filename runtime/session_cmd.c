@@ -312,19 +312,14 @@ static bool forget_unless_live(const char *name, bool dead_only)
  * create take a new one). */
 static int create_failed(const char *name, int lock, const char *lockpath, int rc)
 {
-	char dir[512], *slash;
-
 	session_forget(name);
 	unlink(lockpath);
 	close(lock);
-	/* The state directory too, when empty now (this create made it,
-	 * or every session in it is gone): bad input changes nothing. A
-	 * create racing this one retries (see session_create). */
-	snprintf(dir, sizeof(dir), "%s", lockpath);
-	if ((slash = strrchr(dir, '/')) && slash != dir) {
-		*slash = '\0';
-		(void)rmdir(dir);
-	}
+	/* The state directory stays, empty and private, as a one-shot run
+	 * leaves it (config_make_session_dirs): a sandbox still running may
+	 * mask it, and an rmdir here detached that mask in its namespace, so
+	 * the next create made it anew, unmasked there, and a --net none
+	 * command could exec into a --net host session. */
 	return rc;
 }
 
@@ -338,8 +333,8 @@ static int claim_name(const char *name, int *lock, int *listenfd, struct kj_err 
 	struct session_record rec;
 	char lockpath[512], dir[256];
 
-	/* A failed create removes the directory once it is empty: one that
-	 * did so between this mkdir and this lock is made again. */
+	/* The directory removed between this mkdir and this lock (by hand,
+	 * or by an older kjail's failed create) is made again. */
 	for (int tries = 0;; tries++) {
 		if (session_dir_create(dir, sizeof(dir), err) ||
 		    session_path(lockpath, sizeof(lockpath), name, "lock", err))

@@ -12,6 +12,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -188,6 +189,37 @@ static int exec_plan_make(const struct sandbox *sb, char *payload, size_t len,
 	return 0;
 }
 
+/* The workspace's bind as init found it when the session became ready:
+ * its mount and inode, to tell it from whatever a path lookup finds later. */
+static struct workspace_id {
+	bool known;
+	uint64_t mnt_id;
+	uint64_t ino;
+} workspace_seen;
+
+static void workspace_remember(const char *dest)
+{
+	struct statx st;
+
+	if (statx(AT_FDCWD, dest, 0, STATX_INO | STATX_MNT_ID, &st) == 0 &&
+	    (st.stx_mask & STATX_MNT_ID))
+		workspace_seen = (struct workspace_id){true, st.stx_mnt_id, st.stx_ino};
+}
+
+/* True when DEST is no longer the session's workspace: gone, deleted, or
+ * another directory (the host's new one, seen through the read-only root). */
+static bool workspace_replaced(const char *dest)
+{
+	struct statx st;
+
+	if (statx(AT_FDCWD, dest, 0, STATX_INO | STATX_NLINK | STATX_MNT_ID, &st) < 0)
+		return errno == ENOENT || errno == ENOTDIR;
+	if (st.stx_nlink == 0)
+		return true;
+	return workspace_seen.known && (st.stx_mask & STATX_MNT_ID) &&
+	       (st.stx_mnt_id != workspace_seen.mnt_id || st.stx_ino != workspace_seen.ino);
+}
+
 /* In the exec's child: become the requested command, or report why not.
  * Only system calls and stack buffers here: init's memory is shared until
  * execve (exec_start), and init waits. */
@@ -216,26 +248,26 @@ __attribute__((noreturn)) static void exec_child(const struct sandbox *sb, int c
 			_exit(KJ_EXIT_SETUP);
 		}
 	}
+	/* The workspace removed (or renamed) on the host since create. Where
+	 * its DEST is the host's own directory seen through the read-only
+	 * root, the kernel detaches the session's bind when the host removes
+	 * it: a new directory of that name is then the host's, read-only, and
+	 * a command ran there (exit 0) with nothing it wrote reaching the
+	 * host, or, renamed, cd failed with ENOENT. Under the sandbox's own
+	 * /tmp the bind holds the old, deleted directory. Said, not run. */
+	if (workspace_replaced(cfg->workspace.dest)) {
+		kj_fail(&err, "workspace", 0, "kjail rm the session, then create it anew",
+			"%s was removed or renamed on the host after the session was made",
+			cfg->workspace.src);
+		reply(connfd, SESSION_FAILED, KJ_EXIT_SETUP, err.msg);
+		_exit(KJ_EXIT_SETUP);
+	}
 	/* --cwd: absolute inside the sandbox, or relative to the workspace. */
 	if (chdir(cfg->workspace.dest) < 0 || (x->cwd && chdir(x->cwd) < 0)) {
 		kj_fail(&err, "cwd", errno, "give a directory that exists inside the sandbox",
 			"cd %s", x->cwd ? x->cwd : cfg->workspace.dest);
 		reply(connfd, SESSION_FAILED, KJ_EXIT_SETUP, err.msg);
 		_exit(KJ_EXIT_SETUP);
-	}
-	/* The workspace removed on the host since create (rm -rf, then a new
-	 * directory of that name): the session's bind still holds the old
-	 * one, empty, where nothing can be made, and nothing written reaches
-	 * the host. Said, not run there. */
-	{
-		struct stat ws;
-		if (stat(cfg->workspace.dest, &ws) == 0 && ws.st_nlink == 0) {
-			kj_fail(&err, "workspace", 0, "kjail rm the session, then create it anew",
-				"%s was removed on the host after the session was made",
-				cfg->workspace.src);
-			reply(connfd, SESSION_FAILED, KJ_EXIT_SETUP, err.msg);
-			_exit(KJ_EXIT_SETUP);
-		}
 	}
 	/* The walls (Landlock, seccomp) are init's already and inherited.
 	 * Only the client's stdio and its own connection (close-on-exec, to
@@ -449,6 +481,7 @@ void session_serve(struct sandbox *sb, int listenfd)
 		timerfd_settime(tfd, 0, &its, NULL);
 	}
 	last_activity_ms = now_ms();
+	workspace_remember(sb->cfg->workspace.dest);
 	/* A session's init puts the command walls (Landlock, the seccomp
 	 * filter) on itself, once: every exec child inherits them, so an
 	 * exec pays for neither. init needs nothing they deny. */

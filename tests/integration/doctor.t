@@ -232,11 +232,18 @@ mkdir -m 755 "$T/bin711"
 cp "$KJAIL" "$T/bin711/kjail" && chmod 711 "$T/bin711/kjail"
 KJAIL_SAVED=$KJAIL KJAIL=$T/bin711/kjail
 kj exec -- true
+run_err=$err
 if [ "$KJ_AS" = user ]; then
 	like "$rc:$err" "^125:kjail: userns: write [a-z_]+: Permission denied \\(kjail's binary is not readable by you.*chmod a\\+r" \
 		unreadable_binary_refused_with_the_fix
 	kj doctor
 	like "$out" "fail +user namespaces .*fix: kjail's binary is not readable by you" unreadable_binary_doctor_says_the_fix
+	# The verdict is the run's own line: doctor probed uid_map first
+	# and said "write uid_map" where the run says "write setgroups".
+	# shellcheck disable=SC2086
+	kj doctor $KJ_EXEC_ARGS
+	is "kjail: $(printf '%s\n' "$out" | sed -n 's/^fail  *verdict  *cannot run here: //p')" "$run_err" \
+		unreadable_binary_doctor_verdict_is_the_runs_error
 else
 	is "$rc" 0 unreadable_binary_runs_as_root
 fi

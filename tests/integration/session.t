@@ -416,9 +416,31 @@ kj exec -s "$S-rm" -- sh -c 'echo x > f && echo made'
 is "$rc:$out" 0:made removed_workspace_session_ran_before
 rm -rf "$WS/gone" && mkdir "$WS/gone" && chown "$KJ_UID" "$WS/gone"
 kj exec -s "$S-rm" -- sh -c 'echo x > f; echo ran'
-like "$rc:$out:$err" "^125::kjail: session: $WS/gone was removed on the host after the session was made" \
+like "$rc:$out:$err" "^125::kjail: session: $WS/gone was removed or renamed on the host after the session was made" \
 	removed_workspace_exec_refused
 kj rm "$S-rm"
+# The same for a workspace outside /tmp (a checkout in a home or /srv),
+# the common case: there DEST is the host's own directory seen through
+# the read-only root, so the kernel detaches the session's bind when the
+# host removes it, and an exec ran (exit 0) in the new directory, the
+# host's, read-only; renamed, the exec failed with 'cd ...: No such file'.
+VWS=$(mktemp -d /var/tmp/kjail-ws.XXXXXX)
+chmod 755 "$VWS"
+mkdir "$VWS/gone" && chown "$KJ_UID" "$VWS/gone"
+(cd "$VWS/gone" && kj create $CREATE_ARGS "$S-rm2")
+rm -rf "$VWS/gone" && mkdir "$VWS/gone" && chown "$KJ_UID" "$VWS/gone"
+kj exec -s "$S-rm2" -- sh -c 'echo x > f; echo ran'
+like "$rc:$out:$err" "^125::kjail: session: $VWS/gone was removed or renamed on the host after the session was made" \
+	removed_workspace_outside_tmp_exec_refused
+kj rm "$S-rm2"
+mkdir "$VWS/mv" && chown "$KJ_UID" "$VWS/mv"
+(cd "$VWS/mv" && kj create $CREATE_ARGS "$S-mv")
+mv "$VWS/mv" "$VWS/mv2"
+kj exec -s "$S-mv" -- true
+like "$rc:$err" "^125:kjail: session: $VWS/mv was removed or renamed on the host after the session was made" \
+	renamed_workspace_exec_refused_with_reason
+kj rm "$S-mv"
+rm -rf "$VWS"
 
 # A downgrade a session was made with is said when it is made, as kjail
 # exec says it: the supervisor's stderr is /dev/null, and kjail create

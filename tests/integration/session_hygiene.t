@@ -259,8 +259,9 @@ kill -CONT "$stuck" 2>/dev/null
 cleanup_sessions
 is "$(ls -A "$sdir" | grep -c "^$S-")" 0 rm_leaves_no_file_of_this_suite
 
-# A create that fails leaves no state directory behind (bad input changes
-# nothing): here the root has no /proc to mount on. The caller's own
+# A create that fails leaves no file of its session behind (bad input
+# changes nothing): here the root has no /proc to mount on. The state
+# directory itself stays, empty and private (below). The caller's own
 # state directory, fresh: $XDG_RUNTIME_DIR for the user, a private /run
 # for root.
 mkdir -p "$T/emptyroot"
@@ -271,17 +272,47 @@ if [ "$KJ_AS" = user ]; then
 	# shellcheck disable=SC2086
 	kj create $CREATE_ARGS --root "$T/emptyroot" "$S-fail"
 	export XDG_RUNTIME_DIR=$saved
-	left=$(ls -A "$T/xdg2")
+	left=$(ls -A "$T/xdg2/kjail" 2>/dev/null)
 else
 	# shellcheck disable=SC2016
 	left=$(unshare -m --propagation private -- sh -c \
-		'mount -t tmpfs tmpfs /run && "$0" create $1 --root "$2" "$3" >/dev/null 2>&1; echo "rc=$?"; ls -A /run' \
+		'mount -t tmpfs tmpfs /run && "$0" create $1 --root "$2" "$3" >/dev/null 2>&1; echo "rc=$?"; ls -A /run/kjail 2>/dev/null' \
 		"$KJAIL" "$CREATE_ARGS" "$T/emptyroot" "$S-fail")
 	rc=${left%%$'\n'*}
 	rc=${rc#rc=}
 	left=$(printf '%s\n' "$left" | sed 1d)
 fi
-is "$rc:$left" "125:" failed_create_leaves_no_state_directory
+is "$rc:$left" "125:" failed_create_leaves_no_session_file
+
+# A failed create keeps the state directory, as a one-shot run does: a
+# sandbox still running masks it where it sees it, and the rmdir of it on
+# the host detached that mask in the sandbox's namespace, so the next
+# create made it anew, unmasked there: a --net none command saw a
+# --net host session's socket and could exec into it. (Root's state
+# directory, /run/kjail, no sandbox sees: its /run is its own.)
+if [ "$KJ_AS" = user ]; then
+	X=$WS/xdgm
+	mkdir -p "$X" && chmod 700 "$X" && chown "$KJ_USER" "$X"
+	saved=$XDG_RUNTIME_DIR
+	export XDG_RUNTIME_DIR=$X
+	# shellcheck disable=SC2016,SC2086
+	as_caller "$KJAIL" exec $CREATE_ARGS --quiet --timeout 30s -- sh -c \
+		'for i in $(seq 1 100); do [ -e "$0/kjail/$1.sock" ] && { echo seen; exit 0; }; sleep 0.1; done; echo hidden' \
+		"$X" "$S-nh" >"$T/masked.out" 2>&1 </dev/null &
+	masked=$!
+	for _ in $(seq 1 50); do [ -d "$X/kjail" ] && break; sleep 0.1; done
+	sleep 1 # the sandbox masks it once it is set up
+	# shellcheck disable=SC2086
+	kj create $CREATE_ARGS --root "$T/emptyroot" "$S-fail"
+	# shellcheck disable=SC2086
+	kj create $CREATE_ARGS --net host --quiet "$S-nh"
+	wait "$masked"
+	is "$(cat "$T/masked.out")" hidden failed_create_keeps_session_dir_masked_in_running_sandbox
+	kj rm "$S-nh"
+	export XDG_RUNTIME_DIR=$saved
+else
+	skip failed_create_keeps_session_dir_masked_in_running_sandbox "root's state directory is in /run, which no sandbox sees"
+fi
 
 # A create killed (kill -9) before its supervisor said "ready" got 137,
 # not a session, so nothing of it may stay: the session ran on (a
