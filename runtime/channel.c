@@ -1,6 +1,7 @@
 #include "runtime/channel.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,9 +17,14 @@ int channel_send_err(int sock, const struct kj_err *err)
 	return send(sock, &rec, sizeof(rec), MSG_NOSIGNAL) < 0 ? -errno : 0;
 }
 
-int channel_send_fd(int sock, int fd)
+static bool carries_fd(int type)
 {
-	struct channel_rec rec = {.type = CHANNEL_PTY};
+	return type == CHANNEL_PTY || type == CHANNEL_MOUNTS;
+}
+
+int channel_send_fd(int sock, enum channel_msg type, int fd)
+{
+	struct channel_rec rec = {.type = (int)type};
 	return channel_msg_send(sock, &rec, sizeof(rec), fd);
 }
 
@@ -27,12 +33,12 @@ int channel_recv(int sock, struct kj_err *err, int *fd)
 	struct channel_rec rec;
 	ssize_t n = channel_msg_recv(sock, &rec, sizeof(rec), fd);
 
-	if (n > 0 && ((size_t)n != sizeof(rec) || (rec.type == CHANNEL_PTY) != (*fd >= 0))) {
+	if (n > 0 && ((size_t)n != sizeof(rec) || carries_fd(rec.type) != (*fd >= 0))) {
 		if (*fd >= 0)
 			close(*fd);
-		return -EPROTO; /* a short record, a pty without its fd, an fd astray */
+		return -EPROTO; /* a short record, a message without its fd, an fd astray */
 	}
-	if (n > 0 && rec.type != CHANNEL_PTY) {
+	if (n > 0 && !carries_fd(rec.type)) {
 		*err = rec.err;
 		err->part[sizeof(err->part) - 1] = '\0';
 		err->msg[sizeof(err->msg) - 1] = '\0';

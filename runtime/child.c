@@ -25,6 +25,7 @@
 #include "runtime/caps.h"
 #include "runtime/channel.h"
 #include "runtime/landlock.h"
+#include "runtime/mount_watch.h"
 #include "runtime/sandbox.h"
 #include "runtime/session.h"
 #include "runtime/spawn.h"
@@ -104,7 +105,7 @@ static int open_pty(struct sandbox *sb, int *slave, struct kj_err *err)
 		return rc;
 	}
 	stdio_pty_inherit(&sb->io, *slave);
-	rc = channel_send_fd(sb->chan[1], master);
+	rc = channel_send_fd(sb->chan[1], CHANNEL_PTY, master);
 	close(master);
 	return rc < 0 ? kj_fail(err, "tty", -rc, NULL, "pass the terminal to kjail") : 0;
 }
@@ -362,6 +363,9 @@ void sandbox_child(struct sandbox *sb)
 	    rootfs_build(sb->cfg, sb->cg != NULL, &net, &pseudo, &homes, &err))
 		child_die(sb, &err);
 	kj_trace("child: root filesystem built");
+	/* The last mount is made: the parent watches the table from here. */
+	if (mount_watch_send(sb->chan[1], &err))
+		child_die(sb, &err);
 	host_sockets_free(&sockets);
 	pseudofs_free(&pseudo);
 	home_aliases_free(&homes);

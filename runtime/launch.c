@@ -21,6 +21,7 @@
 #include "runtime/channel.h"
 #include "runtime/env.h"
 #include "runtime/landlock.h"
+#include "runtime/mount_watch.h"
 #include "runtime/probe.h"
 #include "runtime/sandbox.h"
 
@@ -165,6 +166,13 @@ static int await_setup(struct sandbox *sb, struct kj_err *err)
 				return -EINVAL;
 			continue;
 		}
+		/* Once, after the last mount (runtime/mount_watch.c). */
+		if (t == CHANNEL_MOUNTS) {
+			if (sb->mounts_fd >= 0)
+				close(sb->mounts_fd);
+			sb->mounts_fd = fd;
+			continue;
+		}
 		if (child_err.exit_code != KJ_EXIT_SETUP) {
 			/* COMMAND not found / not executable: say so, and let the
 			 * sandbox end with 126 or 127 like a shell would. */
@@ -192,6 +200,9 @@ void sandbox_release(struct sandbox *sb)
 	if (sb->pidfd >= 0)
 		close(sb->pidfd);
 	sb->pidfd = -1;
+	if (sb->mounts_fd >= 0)
+		close(sb->mounts_fd);
+	sb->mounts_fd = -1;
 }
 
 int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_listen,
@@ -205,6 +216,7 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 			       .netgo = -1,
 			       .pidfd = -1,
 			       .proxy_fd = -1,
+			       .mounts_fd = -1,
 			       .session_listen = session_listen};
 	/* A downgrade is the caller's to ask for, and said: a settings line
 	 * or a profile can set these as silently as a flag. */
@@ -294,6 +306,13 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 		return -EINVAL;
 	}
 	kj_trace("command started");
+	/* Not watched, not run: the child sends the table before COMMAND. */
+	if (sb->mounts_fd < 0) {
+		stdio_restore(&sb->io);
+		abandon(sb);
+		sandbox_release(sb);
+		return kj_fail(err, "mounts", EPROTO, "retry", "receive the sandbox's mount table");
+	}
 	proxy_commit_log(sb->proxy);
 	close(sb->chan[0]);
 	close(sb->netgo);
@@ -326,6 +345,10 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 		rc = KJ_EXIT_SETUP;
 	if (!sb.timed_out)
 		cgroup_report(sb.cg, cfg, &rc);
+	if (sb.mounts_lost) {
+		mount_watch_report(err);
+		rc = KJ_EXIT_SETUP;
+	}
 	if (cfg->limits.stats) {
 		char ll[96];
 		landlock_describe(cfg, sb.landlock_abi, ll, sizeof(ll));

@@ -31,7 +31,9 @@ struct sandbox {
 	struct kj_proxy *proxy; /* --net proxy: the host-side proxy (net/proxy.h) */
 	int session_listen;     /* a session's listening socket; -1: one-shot */
 	int proxy_fd;           /* the relay's end of its socketpair; -1: none */
+	int mounts_fd;          /* init's mountinfo, polled (runtime/mount_watch.h) */
 	bool timed_out;
+	bool mounts_lost; /* the host took a mount away: killed for it */
 };
 
 /* Parent: everything from preparing to the exit status. */

@@ -204,11 +204,19 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	{
-		struct pollfd pfd[2] = {{.fd = sb.pidfd, .events = POLLIN},
-					{.fd = signalfd(-1, &set, SFD_CLOEXEC), .events = POLLIN}};
-		while (poll(pfd, 2, -1) >= 0 && !pfd[0].revents)
+		/* [2]: the host took a mask or bind away (runtime/mount_watch.c):
+		 * the session ends before any exec can see what it hid. */
+		struct pollfd pfd[3] = {{.fd = sb.pidfd, .events = POLLIN},
+					{.fd = signalfd(-1, &set, SFD_CLOEXEC), .events = POLLIN},
+					{.fd = sb.mounts_fd, .events = POLLPRI}};
+		while (poll(pfd, 3, -1) >= 0 && !pfd[0].revents) {
 			if (pfd[1].revents)
 				sandbox_kill(&sb);
+			if (pfd[2].revents) {
+				sandbox_kill(&sb);
+				pfd[2].fd = -1;
+			}
+		}
 	}
 	(void)waitid(P_PIDFD, (id_t)sb.pidfd, &si, WEXITED);
 	/* The session ran: the proxy ends its connections and writes their

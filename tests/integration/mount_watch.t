@@ -1,0 +1,104 @@
+#!/bin/bash
+# The host takes a mount away while a sandbox runs (runtime/mount_watch.c):
+# a credential file saved by rename, .git/config rewritten by host git.
+# The kernel detaches the sandbox's mask or read-only bind with the old
+# file, so the sandbox is killed at once, exit 125, before it can read
+# the new secret or plant a .git/config that host git would run.
+. "$(dirname "$0")/../lib.sh"
+
+H=$(mktemp -d /var/tmp/kjail-home.XXXXXX)
+trap 'rm -rf "$H"; _cleanup' EXIT
+chmod 755 "$H"
+[ "$KJ_AS" = user ] && chown "$KJ_USER" "$H"
+export KJ_HOME=$H
+MSG='^kjail: mounts: the host removed or replaced a path the sandbox had masked or bound .*: its mount was gone, so the sandbox was killed at once \(run it again; .*\)$'
+
+# bg_run SCRIPT: kjail exec as the caller, in the background, running
+# SCRIPT, which touches $WS/.ready once it runs and waits for $WS/.go;
+# $bgpid is kjail's pid, its output in $T/bg.out and $T/bg.err.
+bg_run() {
+	rm -f "$WS/.ready" "$WS/.go"
+	# shellcheck disable=SC2086
+	HOME=$H as_caller "$KJAIL" exec $KJ_EXEC_ARGS --timeout 60s -- sh -c \
+		"touch $WS/.ready; while [ ! -e $WS/.go ]; do sleep 0.05; done; sleep 1; $1" \
+		>"$T/bg.out" 2>"$T/bg.err" </dev/null &
+	bgpid=$!
+	for _ in $(seq 600); do [ -e "$WS/.ready" ] && break; sleep 0.05; done
+}
+# bg_end: let the command go on, wait for kjail; $out, $err, $rc.
+bg_end() {
+	touch "$WS/.go"
+	wait "$bgpid"
+	rc=$?
+	out=$(cat "$T/bg.out")
+	err=$(grep -v '^kjail: cgroup: .* not enforced' "$T/bg.err")
+}
+# replace FILE TEXT: as a credential store or host git saves FILE: a new
+# file renamed over it.
+replace() {
+	printf '%s\n' "$2" >"$1.new"
+	[ "$KJ_AS" = user ] && chown "$KJ_USER" "$1.new"
+	mv -f "$1.new" "$1"
+}
+
+# ------------------------------------------ a credential saved by rename
+echo "OLD-SECRET" >"$H/.git-credentials"
+bg_run 'cat ~/.git-credentials; echo read'
+replace "$H/.git-credentials" "NEW-SECRET"
+bg_end
+is "$rc" 125 credential_replaced_on_host_run_killed_125
+like "$err" "$MSG" credential_replaced_on_host_says_why
+unlike "$out" "SECRET|read" credential_replaced_on_host_new_secret_never_read
+
+# The same for a masked directory removed and made again. (One renamed
+# away keeps its mount, on its new name, and is not seen: the README says
+# so under "What is not isolated".)
+mkdir -p "$H/.aws" && echo "OLD-AWS" >"$H/.aws/credentials"
+bg_run 'cat ~/.aws/credentials; echo read'
+rm -rf "$H/.aws" && mkdir "$H/.aws" && echo "NEW-AWS" >"$H/.aws/credentials"
+bg_end
+is "$rc:$out" "125:" masked_directory_remade_on_host_run_killed
+rm -rf "$H/.aws"
+
+# ------------------------------------------ .git/config rewritten by host git
+# Host git saves .git/config by renaming config.lock over it, which takes
+# the sandbox's read-only bind of it away: the command could then write
+# core.fsmonitor, a command host git runs.
+# (Host git as the caller: git refuses a repository another user owns.)
+as_caller git init -q "$WS"
+bg_run "git config core.fsmonitor 'touch $WS/PWNED' && echo planted"
+as_caller git -C "$WS" config kjail.test yes
+bg_end
+is "$rc:$out" "125:" host_git_config_rewrite_run_killed
+is "$(as_caller git -C "$WS" config --get core.fsmonitor)" "" host_git_config_rewrite_nothing_planted
+rm -rf "$WS/.git"
+
+# ------------------------------------------ nothing changed: nothing killed
+echo "OLD-SECRET" >"$H/.git-credentials"
+bg_run 'cat ~/.git-credentials; echo read'
+echo "other" >"$H/unrelated" && mv "$H/unrelated" "$H/unrelated2"
+bg_end
+is "$rc:$out:$err" "0:read:" unrelated_host_change_run_goes_on
+
+# ------------------------------------------ a session ends for it
+session_test_setup
+S=kjt-mw-$$
+trap 'as_caller "$KJAIL" rm "$S" >/dev/null 2>&1; rm -rf "$H"; _cleanup' EXIT
+HOME=$H kj create $CREATE_ARGS "$S"
+expect_rc session_created 0
+HOME=$H kj exec -s "$S" -- sh -c 'cat ~/.git-credentials; echo read'
+is "$rc:$out" "0:read" session_credential_masked
+replace "$H/.git-credentials" "NEW-SESSION-SECRET"
+# session_stopped: the supervisor has killed it (or the exec below could
+# come first, while it is being killed, and fail for another reason).
+session_stopped() {
+	HOME=$H kj ls --json
+	case $out in *'"state":"running"'*) return 1 ;; esac
+}
+ok session_stopped_after_host_replaced_credential settles 10 session_stopped
+HOME=$H kj exec -s "$S" -- sh -c 'cat ~/.git-credentials; echo read'
+unlike "$out" "SECRET|read" session_credential_replaced_never_read
+isnt_rc=$rc
+ok session_credential_replaced_exec_refused test "$isnt_rc" != 0
+
+done_testing
