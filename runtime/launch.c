@@ -21,7 +21,6 @@
 #include "runtime/channel.h"
 #include "runtime/env.h"
 #include "runtime/landlock.h"
-#include "runtime/mount_watch.h"
 #include "runtime/probe.h"
 #include "runtime/sandbox.h"
 
@@ -168,9 +167,8 @@ static int await_setup(struct sandbox *sb, struct kj_err *err)
 		}
 		/* Once, after the last mount (runtime/mount_watch.c). */
 		if (t == CHANNEL_MOUNTS) {
-			if (sb->mounts_fd >= 0)
-				close(sb->mounts_fd);
-			sb->mounts_fd = fd;
+			mount_watch_close(&sb->mounts);
+			mount_watch_arm(&sb->mounts, fd);
 			continue;
 		}
 		if (child_err.exit_code != KJ_EXIT_SETUP) {
@@ -200,9 +198,7 @@ void sandbox_release(struct sandbox *sb)
 	if (sb->pidfd >= 0)
 		close(sb->pidfd);
 	sb->pidfd = -1;
-	if (sb->mounts_fd >= 0)
-		close(sb->mounts_fd);
-	sb->mounts_fd = -1;
+	mount_watch_close(&sb->mounts);
 }
 
 int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_listen,
@@ -216,7 +212,7 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 			       .netgo = -1,
 			       .pidfd = -1,
 			       .proxy_fd = -1,
-			       .mounts_fd = -1,
+			       .mounts = {.fd = -1},
 			       .session_listen = session_listen};
 	/* A downgrade is the caller's to ask for, and said: a settings line
 	 * or a profile can set these as silently as a flag. */
@@ -307,7 +303,7 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 	}
 	kj_trace("command started");
 	/* Not watched, not run: the child sends the table before COMMAND. */
-	if (sb->mounts_fd < 0) {
+	if (sb->mounts.fd < 0) {
 		stdio_restore(&sb->io);
 		abandon(sb);
 		sandbox_release(sb);

@@ -3,14 +3,30 @@
 #ifndef KJAIL_MOUNT_WATCH_H
 #define KJAIL_MOUNT_WATCH_H
 
-#include <sys/types.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "runtime/error.h"
 
+struct mount_watch {
+	int fd;         /* the sandbox's mountinfo, from the setup child; -1: none */
+	int64_t due_ms; /* when the mounts it started with are read (now_ms) */
+	char *base;     /* those mounts, one key each, NUL-separated; NULL: not read */
+	size_t base_len;
+};
+
 /* Setup child, once its last mount is made: open its own mount table and
- * pass it over the setup channel (CHANNEL_MOUNTS); the parent polls it
- * for POLLPRI, which comes when a mount of that namespace goes. */
+ * pass it over the setup channel (CHANNEL_MOUNTS). */
 int mount_watch_send(int chan, struct kj_err *err);
+/* Parent: watch the table the child sent (fd, taken over). */
+void mount_watch_arm(struct mount_watch *w, int fd);
+/* The poll timeout the watch needs: ms until the mounts it started with
+ * are read, or -1. */
+int mount_watch_wait_ms(const struct mount_watch *w);
+/* After a poll: revents of w->fd (0 on a timeout). True when a mount the
+ * sandbox started with is gone, or may be: kill the sandbox. */
+bool mount_watch_lost(struct mount_watch *w, short revents);
+void mount_watch_close(struct mount_watch *w);
 /* Why the sandbox was killed, as the run's error. */
 void mount_watch_report(struct kj_err *err);
 

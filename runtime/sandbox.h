@@ -7,6 +7,7 @@
 #include "runtime/cgroup.h"
 #include "runtime/config.h"
 #include "runtime/error.h"
+#include "runtime/mount_watch.h"
 #include "runtime/seccomp.h"
 #include "runtime/stdio.h"
 
@@ -27,11 +28,11 @@ struct sandbox {
 	int netgo;   /* eventfd: the parent's "maps written" to the netns thread */
 	pid_t pid;   /* the sandbox's init, as the parent sees it */
 	int pidfd;
-	struct kj_cgroup *cg;   /* NULL: no limits */
-	struct kj_proxy *proxy; /* --net proxy: the host-side proxy (net/proxy.h) */
-	int session_listen;     /* a session's listening socket; -1: one-shot */
-	int proxy_fd;           /* the relay's end of its socketpair; -1: none */
-	int mounts_fd;          /* init's mountinfo, polled (runtime/mount_watch.h) */
+	struct kj_cgroup *cg;      /* NULL: no limits */
+	struct kj_proxy *proxy;    /* --net proxy: the host-side proxy (net/proxy.h) */
+	int session_listen;        /* a session's listening socket; -1: one-shot */
+	int proxy_fd;              /* the relay's end of its socketpair; -1: none */
+	struct mount_watch mounts; /* the sandbox's mount table, polled */
 	bool timed_out;
 	bool mounts_lost; /* the host took a mount away: killed for it */
 };

@@ -208,11 +208,12 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 		 * the session ends before any exec can see what it hid. */
 		struct pollfd pfd[3] = {{.fd = sb.pidfd, .events = POLLIN},
 					{.fd = signalfd(-1, &set, SFD_CLOEXEC), .events = POLLIN},
-					{.fd = sb.mounts_fd, .events = POLLPRI}};
-		while (poll(pfd, 3, -1) >= 0 && !pfd[0].revents) {
+					{.fd = sb.mounts.fd, .events = POLLPRI}};
+		while (poll(pfd, 3, pfd[2].fd >= 0 ? mount_watch_wait_ms(&sb.mounts) : -1) >= 0 &&
+		       !pfd[0].revents) {
 			if (pfd[1].revents)
 				sandbox_kill(&sb);
-			if (pfd[2].revents) {
+			if (pfd[2].fd >= 0 && mount_watch_lost(&sb.mounts, pfd[2].revents)) {
 				sandbox_kill(&sb);
 				pfd[2].fd = -1;
 			}

@@ -88,7 +88,7 @@ int supervise(struct sandbox *sb)
 	pfd[P_CHILD] = (struct pollfd){.fd = sb->pidfd, .events = POLLIN};
 	pfd[P_SIGNAL] = (struct pollfd){.fd = sfd, .events = POLLIN};
 	pfd[P_TIMER] = (struct pollfd){.fd = tfd, .events = POLLIN};
-	pfd[P_MOUNTS] = (struct pollfd){.fd = sb->mounts_fd, .events = POLLPRI};
+	pfd[P_MOUNTS] = (struct pollfd){.fd = sb->mounts.fd, .events = POLLPRI};
 
 	for (;;) {
 		bool relays_open = false;
@@ -111,7 +111,8 @@ int supervise(struct sandbox *sb)
 			relay_abandon(&sb->io, why);
 			break;
 		}
-		if (poll(pfd, (nfds_t)P_RELAY + (nfds_t)sb->io.nrelays, -1) < 0) {
+		if (poll(pfd, (nfds_t)P_RELAY + (nfds_t)sb->io.nrelays,
+			 exited ? -1 : mount_watch_wait_ms(&sb->mounts)) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -123,11 +124,10 @@ int supervise(struct sandbox *sb)
 		}
 		/* The host took a mask or bind away (runtime/mount_watch.c):
 		 * the sandbox must not go on seeing what it hid. */
-		if (pfd[P_MOUNTS].revents) {
-			if (!exited) {
-				sb->mounts_lost = true;
-				(void)syscall(SYS_pidfd_send_signal, sb->pidfd, SIGKILL, NULL, 0);
-			}
+		if (!exited && pfd[P_MOUNTS].fd >= 0 &&
+		    mount_watch_lost(&sb->mounts, pfd[P_MOUNTS].revents)) {
+			sb->mounts_lost = true;
+			(void)syscall(SYS_pidfd_send_signal, sb->pidfd, SIGKILL, NULL, 0);
 			pfd[P_MOUNTS].fd = -1;
 		}
 		if (pfd[P_SIGNAL].revents) {

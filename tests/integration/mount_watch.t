@@ -80,6 +80,38 @@ echo "other" >"$H/unrelated" && mv "$H/unrelated" "$H/unrelated2"
 bg_end
 is "$rc:$out:$err" "0:read:" unrelated_host_change_run_goes_on
 
+# ------------------------------------------ a mount that comes is no loss
+# The kernel mounts an NFSv4 or CIFS submount in the namespace of
+# whoever walks into one. Here the test (root) mounts a tmpfs into the
+# sandbox's namespace from outside, once the watch has read the mounts
+# the sandbox started with (25 ms after the start): the run goes on. A
+# mount it started with unmounted the same way kills it.
+# (-p: umount reads /proc/self/mountinfo, which the sandbox's own /proc
+# shows only to its own processes.)
+# sandbox_init: the first process below the background run (kjail is
+# below as_caller's subshell) in another mount namespace: the sandbox's.
+sandbox_init() {
+	local todo=$bgpid c
+	while [ -n "$todo" ]; do
+		set -- $todo
+		c=$1
+		shift
+		todo="$* $(kj_children "$c")"
+		todo=${todo# }
+		[ "$(readlink "/proc/$c/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] && echo "$c" && return
+	done
+}
+bg_run 'grep -c kjail-added /proc/self/mountinfo'
+sleep 1
+nsenter -t "$(sandbox_init)" -m -p mount -t tmpfs -o size=4k kjail-added /dev/shm
+bg_end
+is "$rc:$out:$err" "0:1:" mount_added_into_sandbox_run_goes_on
+bg_run 'echo ran'
+sleep 1
+nsenter -t "$(sandbox_init)" -m -p umount -l /tmp 2>/dev/null
+bg_end
+like "$rc:$out:$err" "^125::kjail: mounts: " mount_removed_from_sandbox_run_killed
+
 # ------------------------------------------ a session ends for it
 session_test_setup
 S=kjt-mw-$$
