@@ -36,7 +36,7 @@ struct session_record {
 	 * recycled by another process is not the supervisor. */
 	unsigned long long supervisor_start;
 	long long created; /* unix seconds */
-	char state[16];    /* "running", "stopped" */
+	char state[16];    /* "running", "stopped", "killed" (runtime/mount_watch.c) */
 	char workspace[4096];
 	char profile[64];
 	char cgroup[4096]; /* the session's cgroup directory, or "" */

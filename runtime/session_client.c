@@ -46,6 +46,19 @@ int session_connect(const char *name, const struct timeval *limit, struct kj_err
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int e = errno;
 		close(fd);
+		struct session_record rec;
+		struct kj_err ignored;
+
+		if ((e == ENOENT || e == ECONNREFUSED) &&
+		    session_record_read(name, &rec, &ignored) == 0 && !strcmp(rec.state, "killed"))
+			return kj_fail(
+				err, "session", 0,
+				"kjail rm it and create it again; do not delete or replace "
+				"such a path on the host while a session uses it",
+				"session '%s' was killed: the host removed or replaced a path "
+				"it had masked or bound (a credential file saved by rename, "
+				".git/config, the workspace)",
+				name);
 		if (e == ENOENT || e == ECONNREFUSED)
 			return kj_fail(err, "session", 0,
 				       "kjail ls lists your sessions; kjail create NAME makes one",

@@ -119,6 +119,7 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	const size_t said = strlen(kj_notes());
 	sigset_t set;
 	siginfo_t si;
+	bool killed = false; /* for a mount the host took away */
 
 	setsid();
 	if (null >= 0) {
@@ -216,6 +217,7 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 			if (pfd[2].fd >= 0 && mount_watch_lost(&sb.mounts, pfd[2].revents)) {
 				sandbox_kill(&sb);
 				pfd[2].fd = -1;
+				killed = true;
 			}
 		}
 	}
@@ -236,7 +238,8 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 		if (session_path(path, sizeof(path), name, "sock", &err) == 0)
 			unlink(path);
 	}
-	snprintf(rec.state, sizeof(rec.state), "stopped");
+	/* "killed": an exec then says why (session_connect). */
+	snprintf(rec.state, sizeof(rec.state), "%s", killed ? "killed" : "stopped");
 	rec.cgroup[0] = '\0';
 	(void)session_record_write(&rec, &err);
 	_exit(0);

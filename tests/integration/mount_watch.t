@@ -125,12 +125,14 @@ replace "$H/.git-credentials" "NEW-SESSION-SECRET"
 # come first, while it is being killed, and fail for another reason).
 session_stopped() {
 	HOME=$H kj ls --json
-	case $out in *'"state":"running"'*) return 1 ;; esac
+	case $out in *"\"name\":\"$S\",\"state\":\"running\""*) return 1 ;; esac
 }
 ok session_stopped_after_host_replaced_credential settles 10 session_stopped
 HOME=$H kj exec -s "$S" -- sh -c 'cat ~/.git-credentials; echo read'
 unlike "$out" "SECRET|read" session_credential_replaced_never_read
-isnt_rc=$rc
-ok session_credential_replaced_exec_refused test "$isnt_rc" != 0
+like "$rc:$err" "^125:kjail: session: session '$S' was killed: the host removed or replaced a path it had masked or bound .* \(kjail rm it and create it again; .*\)$" \
+	session_killed_exec_says_why
+HOME=$H kj ls
+like "$out" "$S +killed" session_killed_listed_as_killed
 
 done_testing
