@@ -10,7 +10,7 @@
 
 struct mount_watch {
 	int fd;         /* the sandbox's mountinfo, from the setup child; -1: none */
-	int64_t due_ms; /* when the mounts it started with are read (now_ms) */
+	int64_t due_ms; /* when the mounts it started with are read (CLOCK_MONOTONIC ms) */
 	char *base;     /* those mounts, one key each, NUL-separated; NULL: not read */
 	size_t base_len;
 };
