@@ -9,6 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "runtime/mount_watch.h"
+
 #define NEED_KERNEL "kjail needs Linux 5.12 or later for the new mount API"
 
 /* How often a scoped lookup that met a mount or rename is tried again. */
@@ -133,5 +135,6 @@ int tree_attach(int mntfd, int targetfd, const char *what, struct kj_err *err)
 	if (move_mount(mntfd, "", targetfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
 	    0)
 		return kj_fail(err, "mount", errno, NULL, "attach %s", what);
+	mount_watch_note(mntfd);
 	return 0;
 }

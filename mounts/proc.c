@@ -13,6 +13,7 @@
 
 #include "mounts/mountapi.h"
 #include "mounts/rootfs.h"
+#include "runtime/mount_watch.h"
 
 /* Read-only: a root caller's sandbox maps uid 0 to host uid 0, so a
  * writable /proc/sys would let it rewrite host-wide sysctls such as
@@ -95,6 +96,8 @@ static int bind_readonly(int procfd, const char *name, struct kj_err *err)
 			  0, name, err);
 	if (!rc && move_mount(mfd, "", procfd, name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		rc = kj_fail(err, "mount", errno, NULL, "attach /proc/%s", name);
+	else if (!rc)
+		mount_watch_note(mfd);
 	close(mfd);
 	return rc;
 }

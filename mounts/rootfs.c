@@ -22,6 +22,7 @@
 
 #include "mounts/mountapi.h"
 #include "mounts/pseudofs.h"
+#include "runtime/mount_watch.h"
 
 #define RO_ATTRS (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 
@@ -267,6 +268,7 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 		rc = kj_fail(err, "mount", errno, NULL, "attach the root at /tmp");
 		goto out;
 	}
+	mount_watch_note(rootfd);
 
 	kj_trace("mount: root read-only, binds cloned, attached");
 	/* nr_inodes: size= bounds data pages only, and an empty file, a

@@ -1,47 +1,92 @@
 #include "runtime/channel.h"
 
 #include <errno.h>
-#include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 struct channel_rec {
 	int type;
-	struct kj_err err;
+	union {
+		struct kj_err err;         /* CHANNEL_ERROR */
+		struct channel_mounts ids; /* CHANNEL_MOUNTS, cut after its n ids */
+	};
 };
+
+/* The length of a message of that type, NULL rec: the longest. */
+static size_t rec_len(int type, const struct channel_rec *rec)
+{
+	if (type == CHANNEL_ERROR)
+		return offsetof(struct channel_rec, err) + sizeof(rec->err);
+	if (type == CHANNEL_MOUNTS)
+		return offsetof(struct channel_rec, ids.id) + sizeof(uint32_t) * rec->ids.n;
+	return offsetof(struct channel_rec, err); /* CHANNEL_PTY: the type alone */
+}
 
 int channel_send_err(int sock, const struct kj_err *err)
 {
 	struct channel_rec rec = {.type = CHANNEL_ERROR, .err = *err};
-	return send(sock, &rec, sizeof(rec), MSG_NOSIGNAL) < 0 ? -errno : 0;
+	return send(sock, &rec, rec_len(rec.type, &rec), MSG_NOSIGNAL) < 0 ? -errno : 0;
 }
 
-static bool carries_fd(int type)
+int channel_send_pty(int sock, int fd)
 {
-	return type == CHANNEL_PTY || type == CHANNEL_MOUNTS;
+	struct channel_rec rec = {.type = CHANNEL_PTY};
+	return channel_msg_send(sock, &rec, rec_len(rec.type, &rec), fd);
 }
 
-int channel_send_fd(int sock, enum channel_msg type, int fd)
+int channel_send_mounts(int sock, int fd, const struct channel_mounts *m)
 {
-	struct channel_rec rec = {.type = (int)type};
-	return channel_msg_send(sock, &rec, sizeof(rec), fd);
+	static struct channel_rec rec; /* 16 KiB: off the setup child's stack */
+	size_t n = m->n < CHANNEL_MOUNT_IDS ? m->n : CHANNEL_MOUNT_IDS;
+
+	rec.type = CHANNEL_MOUNTS;
+	rec.ids.all = m->all;
+	rec.ids.n = (uint32_t)n;
+	memcpy(rec.ids.id, m->id, n * sizeof(uint32_t));
+	return channel_msg_send(sock, &rec, rec_len(rec.type, &rec), fd);
 }
 
-int channel_recv(int sock, struct kj_err *err, int *fd)
+/* A record of a known type, of that type's length (a count of ids no more
+ * than were sent), with an fd exactly when the type carries one. */
+static bool well_formed(const struct channel_rec *rec, size_t n, int fd)
 {
-	struct channel_rec rec;
+	if (n < offsetof(struct channel_rec, err))
+		return false;
+	switch (rec->type) {
+	case CHANNEL_ERROR:
+		return fd < 0 && n == rec_len(rec->type, rec);
+	case CHANNEL_PTY:
+		return fd >= 0 && n == rec_len(rec->type, rec);
+	case CHANNEL_MOUNTS:
+		return fd >= 0 && n >= offsetof(struct channel_rec, ids.id) &&
+		       rec->ids.n <= CHANNEL_MOUNT_IDS && n == rec_len(rec->type, rec);
+	default:
+		return false;
+	}
+}
+
+int channel_recv(int sock, struct kj_err *err, int *fd, struct channel_mounts *m)
+{
+	struct channel_rec rec = {0};
 	ssize_t n = channel_msg_recv(sock, &rec, sizeof(rec), fd);
 
-	if (n > 0 && ((size_t)n != sizeof(rec) || carries_fd(rec.type) != (*fd >= 0))) {
+	if (n > 0 && !well_formed(&rec, (size_t)n, *fd)) {
 		if (*fd >= 0)
 			close(*fd);
-		return -EPROTO; /* a short record, a message without its fd, an fd astray */
+		*fd = -1;
+		return -EPROTO;
 	}
-	if (n > 0 && !carries_fd(rec.type)) {
+	if (n > 0 && rec.type == CHANNEL_ERROR) {
 		*err = rec.err;
 		err->part[sizeof(err->part) - 1] = '\0';
 		err->msg[sizeof(err->msg) - 1] = '\0';
+	}
+	if (n > 0 && rec.type == CHANNEL_MOUNTS && m) {
+		m->n = rec.ids.n;
+		m->all = rec.ids.all;
+		memcpy(m->id, rec.ids.id, m->n * sizeof(uint32_t));
 	}
 	return n > 0 ? rec.type : (int)n;
 }

@@ -4,17 +4,30 @@
 #ifndef KJAIL_CHANNEL_H
 #define KJAIL_CHANNEL_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "runtime/error.h"
 
 enum channel_msg { CHANNEL_ERROR = 1, CHANNEL_PTY = 2, CHANNEL_MOUNTS = 3 };
 
+/* What CHANNEL_MOUNTS says beside its fd: the ids of the mounts the setup
+ * child made itself; all (n 0) when there were more than fit. */
+#define CHANNEL_MOUNT_IDS 4096
+struct channel_mounts {
+	uint32_t n;
+	bool all;
+	uint32_t id[CHANNEL_MOUNT_IDS];
+};
+
 int channel_send_err(int sock, const struct kj_err *err);
-/* type: CHANNEL_PTY or CHANNEL_MOUNTS, the messages that carry an fd. */
-int channel_send_fd(int sock, enum channel_msg type, int fd);
+int channel_send_pty(int sock, int fd);
+int channel_send_mounts(int sock, int fd, const struct channel_mounts *m);
 
 /* Receive one message: returns its type, 0 at end of file, -errno on error.
- * An error record goes to *err; a passed fd to *fd (-1 for an error). */
-int channel_recv(int sock, struct kj_err *err, int *fd);
+ * An error record goes to *err; a passed fd to *fd (-1 for an error); the
+ * ids of CHANNEL_MOUNTS to *m (dropped when m is NULL). */
+int channel_recv(int sock, struct kj_err *err, int *fd, struct channel_mounts *m);
 
 /* The one SCM_RIGHTS sender and reader, also for mounts/git_guard.c: len
  * bytes and fd, 0 or -errno; one message into buf, its length (0: end of

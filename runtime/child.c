@@ -105,7 +105,7 @@ static int open_pty(struct sandbox *sb, int *slave, struct kj_err *err)
 		return rc;
 	}
 	stdio_pty_inherit(&sb->io, *slave);
-	rc = channel_send_fd(sb->chan[1], CHANNEL_PTY, master);
+	rc = channel_send_pty(sb->chan[1], master);
 	close(master);
 	return rc < 0 ? kj_fail(err, "tty", -rc, NULL, "pass the terminal to kjail") : 0;
 }

@@ -139,11 +139,12 @@ static void abandon(struct sandbox *sb)
 static int await_setup(struct sandbox *sb, struct kj_err *err)
 {
 	struct kj_err child_err;
+	struct channel_mounts made; /* 16 KiB, this once */
 	bool reset = false;
 	int fd = -1;
 
 	for (;;) {
-		int t = channel_recv(sb->chan[0], &child_err, &fd);
+		int t = channel_recv(sb->chan[0], &child_err, &fd, &made);
 		/* The end of the channel is COMMAND's exec, unless the child
 		 * died before it read our go-ahead and said nothing. */
 		if (t == 0)
@@ -168,7 +169,9 @@ static int await_setup(struct sandbox *sb, struct kj_err *err)
 		/* Once, after the last mount (runtime/mount_watch.c). */
 		if (t == CHANNEL_MOUNTS) {
 			mount_watch_close(&sb->mounts);
-			mount_watch_arm(&sb->mounts, fd);
+			if (mount_watch_arm(&sb->mounts, fd, &made))
+				return kj_fail(err, "mounts", ENOMEM, NULL,
+					       "keep the list of the sandbox's mounts");
 			continue;
 		}
 		if (child_err.exit_code != KJ_EXIT_SETUP) {

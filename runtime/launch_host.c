@@ -227,7 +227,7 @@ static int await_start(struct sandbox *sb, struct kj_err *err)
 	struct kj_err child_err;
 	int fd = -1, t;
 
-	while ((t = channel_recv(sb->chan[0], &child_err, &fd)) != 0) {
+	while ((t = channel_recv(sb->chan[0], &child_err, &fd, NULL)) != 0) {
 		if (t < 0)
 			return kj_fail(err, "launch", -t, NULL, "read from the keeper");
 		if (t == CHANNEL_ERROR && child_err.exit_code != KJ_EXIT_SETUP) {

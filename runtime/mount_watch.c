@@ -16,26 +16,38 @@
  * No mount can be kept from going. What kjail can do is notice at once:
  * /proc/PID/mountinfo polls POLLPRI when a mount of that namespace is
  * added or removed, and nothing inside can make one (no capability
- * anywhere; seccomp denies the mount calls), so any change once setup
- * is done is the host taking a mount away. The sandbox is then killed,
- * and kjail exits 125 saying why. Fail closed, with what is left: a
- * command that reads in the microseconds between the detach and the kill
- * sees the new file. The README says so.
+ * anywhere; seccomp denies the mount calls), so a change once setup is
+ * done is the host's doing. When one of the mounts kjail made is gone,
+ * the sandbox is killed, and kjail exits 125 saying why. Fail closed,
+ * with what is left: a command that reads in the microseconds between the
+ * detach and the kill sees the new file. The README says so.
  *
- * A mount may also come: the kernel mounts an NFSv4 or CIFS submount
- * (an automount) in the namespace of whoever walks into it. That is no
- * loss, so only a mount the sandbox started with that is gone kills it.
- * Those are read 25 ms after the start, off the start-up path (a short
- * command never pays for it); a change before then kills, as it cannot
- * be told apart. Each is known by its id, device, root and mount point,
- * so an id the kernel gives again to a new mount does not pass for it. */
+ * Only kjail's own mounts count: the setup child notes the id of each it
+ * attaches (mount_watch_note) and sends the list with the table. The
+ * read-only root and a --ro/--rw grant are recursive copies, so the
+ * sandbox also holds a copy of every host mount below them, hidden or
+ * not (/run/user/1000 under the fresh /run, a USB stick, a container's
+ * overlay, another test's fixture). The host unmounting one and removing
+ * its directory detaches the copy too; that hides nothing kjail hid (the
+ * directory is gone), and killing every sandbox on the machine for it
+ * was wrong. A mount that comes is no loss either: the kernel mounts an
+ * NFSv4 or CIFS submount (an automount) in the namespace of whoever walks
+ * into it.
+ *
+ * kjail's mounts are read 25 ms after the start, off the start-up path (a
+ * short command never pays for it), or at the first change before then.
+ * One of them already missing then is lost. After that each is known by
+ * its id, device, root and mount point, so an id the kernel gives again
+ * to a new mount does not pass for it. */
 #include "runtime/mount_watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,25 +63,78 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The setup child's list of the mounts it made (one process, one
+ * sandbox: a fresh fork's list starts empty). */
+static struct channel_mounts made;
+static int note_errno;
+
+void mount_watch_note(int mntfd)
+{
+	struct statx stx;
+
+	if (made.all || note_errno)
+		return;
+	if (statx(mntfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
+		note_errno = errno;
+	else if (!(stx.stx_mask & STATX_MNT_ID))
+		note_errno = ENOSYS;
+	else if (made.n == CHANNEL_MOUNT_IDS)
+		made = (struct channel_mounts){.all = true}; /* watch every mount */
+	else
+		made.id[made.n++] = (uint32_t)stx.stx_mnt_id;
+}
+
 int mount_watch_send(int chan, struct kj_err *err)
 {
 	/* Opened by the setup child itself, right after its last mount: the
 	 * open takes the namespace's mount event count as it stands, so any
 	 * change after it, even before kjail polls, is seen. */
-	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC), rc;
+	int fd, rc;
 
+	if (note_errno)
+		return kj_fail(err, "mounts", note_errno, NULL,
+			       "read the id of a mount kjail made, to watch it");
+	fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return kj_fail(err, "mounts", errno, "kjail doctor checks /proc",
 			       "open the sandbox's /proc/self/mountinfo to watch its mounts");
-	rc = channel_send_fd(chan, CHANNEL_MOUNTS, fd);
+	rc = channel_send_mounts(chan, fd, &made);
 	close(fd);
 	return rc < 0 ? kj_fail(err, "mounts", -rc, NULL, "pass the sandbox's mount table to kjail")
 		      : 0;
 }
 
-void mount_watch_arm(struct mount_watch *w, int fd)
+static int id_cmp(const void *a, const void *b)
 {
-	*w = (struct mount_watch){.fd = fd, .due_ms = mono_ms() + BASELINE_AFTER_MS};
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+int mount_watch_arm(struct mount_watch *w, int fd, const struct channel_mounts *m)
+{
+	*w = (struct mount_watch){.fd = fd, .due_ms = mono_ms() + BASELINE_AFTER_MS, .all = m->all};
+	if (m->all || !m->n)
+		return 0;
+	if (!(w->ids = malloc(m->n * sizeof(uint32_t)))) {
+		mount_watch_close(w);
+		return -ENOMEM;
+	}
+	memcpy(w->ids, m->id, m->n * sizeof(uint32_t));
+	w->nids = m->n;
+	qsort(w->ids, w->nids, sizeof(uint32_t), id_cmp);
+	return 0;
+}
+
+/* One of kjail's mounts (or any, with all). */
+static bool watched(const struct mount_watch *w, const char *id)
+{
+	char *end;
+	unsigned long v = strtoul(id, &end, 10);
+	uint32_t key = (uint32_t)v;
+
+	if (w->all)
+		return true;
+	return !*end && v <= UINT32_MAX && bsearch(&key, w->ids, w->nids, sizeof(key), id_cmp);
 }
 
 int mount_watch_wait_ms(const struct mount_watch *w)
@@ -84,10 +149,13 @@ int mount_watch_wait_ms(const struct mount_watch *w)
 
 /* The table now, each line cut to its key: "ID MAJ:MIN ROOT POINT" (the
  * parent's id left out: it changes when a mount above goes, which the
- * mount's own line then says). NUL-separated; NULL if it cannot be read. */
-static char *read_keys(int fd, size_t *len)
+ * mount's own line then says). NUL-separated; NULL if it cannot be read.
+ * With only, the lines of the mounts it watches alone, *kept of them. */
+static char *read_keys(int fd, const struct mount_watch *only, size_t *len, size_t *kept)
 {
 	size_t cap = 16384, n = 0, out = 0;
+
+	*kept = 0;
 	char *buf = malloc(cap), *line, *next;
 	ssize_t r;
 
@@ -127,8 +195,9 @@ static char *read_keys(int fd, size_t *len)
 		f[0] = strtok_r(line, " ", &end);
 		for (i = 1; f[i - 1] && i < 5; i++)
 			f[i] = strtok_r(NULL, " ", &end);
-		if (i < 5 || !f[4])
+		if (i < 5 || !f[4] || (only && !watched(only, f[0])))
 			continue;
+		(*kept)++;
 		/* Written over what was read, never past it: each field moves
 		 * back (memmove), and the key is shorter than its line. */
 		{
@@ -159,33 +228,43 @@ static bool pending(int fd)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLPRI | POLLERR));
 }
 
+/* The mounts the sandbox started with, read when due or at the first
+ * change: true when one of kjail's is missing already, or may be. */
+static bool baseline(struct mount_watch *w, bool changed)
+{
+	size_t kept;
+
+	/* Every mount watched (more than the child could list): a change
+	 * before the read cannot be told from a loss. */
+	if (w->all && changed)
+		return true;
+	if (!(w->base = read_keys(w->fd, w, &w->base_len, &kept)))
+		return true; /* unreadable: fail closed */
+	/* With all, a change just before this read would be missing from it
+	 * and then never seen gone: one still unpolled after the read cannot
+	 * be ordered against it, so it counts as lost. With the list, one
+	 * of kjail's mounts gone before the read is missing from it. */
+	return w->all ? pending(w->fd) : kept != w->nids;
+}
+
 bool mount_watch_lost(struct mount_watch *w, short revents)
 {
+	bool changed = revents & (POLLPRI | POLLERR), gone = false;
+	size_t len, kept;
 	char *now;
-	size_t len;
-	bool gone = false;
 
 	if (w->fd < 0)
 		return false;
-	if (revents & (POLLPRI | POLLERR)) {
-		if (!w->base)
-			return true; /* before the baseline: added or lost, unknown */
-		if (!(now = read_keys(w->fd, &len)))
-			return true; /* unreadable: fail closed */
-		for (const char *k = w->base; !gone && k < w->base + w->base_len;
-		     k += strlen(k) + 1)
-			gone = !has_key(now, len, k);
-		free(now);
-		return gone;
-	}
-	if (w->base || mono_ms() < w->due_ms)
+	if (!w->base)
+		return (changed || mono_ms() >= w->due_ms) && baseline(w, changed);
+	if (!changed)
 		return false;
-	/* The baseline. A change just before this read would be missing from
-	 * it and then never seen gone: one still unpolled after the read
-	 * cannot be ordered against it, so it counts as lost. */
-	if (!(w->base = read_keys(w->fd, &w->base_len)))
+	if (!(now = read_keys(w->fd, NULL, &len, &kept)))
 		return true;
-	return pending(w->fd);
+	for (const char *k = w->base; !gone && k < w->base + w->base_len; k += strlen(k) + 1)
+		gone = !has_key(now, len, k);
+	free(now);
+	return gone;
 }
 
 void mount_watch_close(struct mount_watch *w)
@@ -193,6 +272,7 @@ void mount_watch_close(struct mount_watch *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w->base);
+	free(w->ids);
 	*w = (struct mount_watch){.fd = -1};
 }
 

@@ -6,20 +6,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runtime/channel.h"
 #include "runtime/error.h"
 
 struct mount_watch {
 	int fd;         /* the sandbox's mountinfo, from the setup child; -1: none */
 	int64_t due_ms; /* when the mounts it started with are read (CLOCK_MONOTONIC ms) */
-	char *base;     /* those mounts, one key each, NUL-separated; NULL: not read */
+	uint32_t *ids;  /* the ids of the mounts kjail made, sorted */
+	size_t nids;
+	bool all;   /* more than the child could list: every mount is watched */
+	char *base; /* those mounts, one key each, NUL-separated; NULL: not read */
 	size_t base_len;
 };
 
+/* Setup child: note the mount mntfd names, just attached, as one of
+ * kjail's own (mounts/mountapi.c's tree_attach, and the two other
+ * attaches). */
+void mount_watch_note(int mntfd);
 /* Setup child, once its last mount is made: open its own mount table and
- * pass it over the setup channel (CHANNEL_MOUNTS). */
+ * pass it over the setup channel (CHANNEL_MOUNTS) with the mounts noted. */
 int mount_watch_send(int chan, struct kj_err *err);
-/* Parent: watch the table the child sent (fd, taken over). */
-void mount_watch_arm(struct mount_watch *w, int fd);
+/* Parent: watch the table the child sent (fd, taken over) for the mounts
+ * it listed. 0, or -ENOMEM (fd closed). */
+int mount_watch_arm(struct mount_watch *w, int fd, const struct channel_mounts *m);
 /* The poll timeout the watch needs: ms until the mounts it started with
  * are read, or -1. */
 int mount_watch_wait_ms(const struct mount_watch *w);

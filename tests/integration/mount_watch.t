@@ -80,6 +80,37 @@ echo "other" >"$H/unrelated" && mv "$H/unrelated" "$H/unrelated2"
 bg_end
 is "$rc:$out:$err" "0:read:" unrelated_host_change_run_goes_on
 
+# ------------------------------------------ a host mount's copy is not kjail's
+# The read-only root is a recursive copy: the sandbox holds a copy of
+# every host mount, hidden (below its fresh /tmp, as /run/user/1000 is
+# below its /run) or not. The host unmounting one and removing its
+# directory (an ejected USB stick, a removed container's overlay, another
+# test's fixture) detaches the copy too, but hides nothing kjail hid: the
+# run goes on. (Every running sandbox was killed for it.)
+# host_mount DIR: a tmpfs at DIR, made by the test (root) on the host.
+host_mount() { mkdir "$1" && mount -t tmpfs -o size=4k kjail-fixture "$1"; }
+host_unmount() { umount "$1" && rmdir "$1"; }
+host_mount "$T/hidden" && host_mount "$H/visible"
+bg_run 'echo ran'
+host_unmount "$T/hidden" && host_unmount "$H/visible"
+bg_end
+is "$rc:$out:$err" "0:ran:" host_mount_copies_removed_run_goes_on
+# At any moment of the start: the mounts kjail made are read at the
+# first change (or 25 ms after the start), and only those count.
+early=''
+for d in 0 0.002 0.005 0.01 0.015 0.02 0.03 0.04 0.06 0.1; do
+	host_mount "$H/early"
+	# shellcheck disable=SC2086
+	HOME=$H as_caller "$KJAIL" exec $KJ_EXEC_ARGS -- sleep 0.3 >/dev/null 2>"$T/early.err" </dev/null &
+	pid=$!
+	sleep "$d"
+	host_unmount "$H/early"
+	wait "$pid"
+	r=$?
+	[ "$r" = 0 ] || early="$early $d:$r:$(grep -v 'not enforced' "$T/early.err")"
+done
+is "$early" "" host_mount_copy_removed_at_start_run_goes_on
+
 # ------------------------------------------ a mount that comes is no loss
 # The kernel mounts an NFSv4 or CIFS submount in the namespace of
 # whoever walks into one. Here the test (root) mounts a tmpfs into the
@@ -134,5 +165,16 @@ like "$rc:$err" "^125:kjail: session: session '$S' was killed: the host removed 
 	session_killed_exec_says_why
 HOME=$H kj ls
 like "$out" "$S +killed" session_killed_listed_as_killed
+as_caller "$KJAIL" rm "$S" >/dev/null 2>&1
+
+# A host mount's copy removed: the session goes on.
+host_mount "$H/session-fixture"
+HOME=$H kj create $CREATE_ARGS "$S"
+expect_rc session_created_again 0
+HOME=$H kj exec -s "$S" -- true
+host_unmount "$H/session-fixture"
+sleep 0.2
+HOME=$H kj exec -s "$S" -- sh -c 'cat ~/.git-credentials; echo read'
+is "$rc:$out:$err" "0:read:" session_goes_on_after_host_mount_copy_removed
 
 done_testing
