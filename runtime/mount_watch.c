@@ -112,16 +112,21 @@ static int id_cmp(const void *a, const void *b)
 
 int mount_watch_arm(struct mount_watch *w, int fd, const struct channel_mounts *m)
 {
-	*w = (struct mount_watch){.fd = fd, .due_ms = mono_ms() + BASELINE_AFTER_MS, .all = m->all};
-	if (m->all || !m->n)
+	/* No list (there is always the root): every mount, fail closed. */
+	*w = (struct mount_watch){
+		.fd = fd, .due_ms = mono_ms() + BASELINE_AFTER_MS, .all = m->all || !m->n};
+	if (w->all)
 		return 0;
 	if (!(w->ids = malloc(m->n * sizeof(uint32_t)))) {
 		mount_watch_close(w);
 		return -ENOMEM;
 	}
 	memcpy(w->ids, m->id, m->n * sizeof(uint32_t));
-	w->nids = m->n;
-	qsort(w->ids, w->nids, sizeof(uint32_t), id_cmp);
+	qsort(w->ids, m->n, sizeof(uint32_t), id_cmp);
+	/* Each once: each shows on one line, and the lines are counted. */
+	for (size_t i = 0; i < m->n; i++)
+		if (!w->nids || w->ids[w->nids - 1] != w->ids[i])
+			w->ids[w->nids++] = w->ids[i];
 	return 0;
 }
 
@@ -154,11 +159,10 @@ int mount_watch_wait_ms(const struct mount_watch *w)
 static char *read_keys(int fd, const struct mount_watch *only, size_t *len, size_t *kept)
 {
 	size_t cap = 16384, n = 0, out = 0;
-
-	*kept = 0;
 	char *buf = malloc(cap), *line, *next;
 	ssize_t r;
 
+	*kept = 0;
 	if (!buf || lseek(fd, 0, SEEK_SET) < 0) {
 		free(buf);
 		return NULL;

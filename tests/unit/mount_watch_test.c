@@ -1,0 +1,144 @@
+/* The mount watch's bookkeeping (runtime/mount_watch.c) and its message
+ * (runtime/channel.c): which mounts count, when the sandbox is lost. The
+ * table is a plain file standing in for /proc/PID/mountinfo; the change
+ * poll would report is passed as revents, as supervise.c does. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "runtime/channel.h"
+#include "runtime/mount_watch.h"
+#include "tests/unit/tap.h"
+
+static char table[] = "/tmp/kjail-mount-watch-test.XXXXXX";
+static int tfd = -1;
+
+/* The table now: lines "ID PARENT MAJ:MIN ROOT POINT OPTS - TYPE SRC OPTS". */
+static void set_table(const char *lines)
+{
+	if (ftruncate(tfd, 0) < 0 || pwrite(tfd, lines, strlen(lines), 0) < 0)
+		perror("table");
+}
+
+#define ROOT "20 1 8:1 / / ro - ext4 /dev/sda1 rw\n"
+#define MASK "31 20 0:5 /null /root/.git-credentials ro - devtmpfs udev rw\n"
+#define WS "32 20 8:1 /home/u/ws /home/u/ws rw - ext4 /dev/sda1 rw\n"
+#define COPY "25 20 0:44 / /media/usb ro - vfat /dev/sdb1 rw\n"
+
+/* A watch of the table with the ids given, its baseline read already
+ * (due passed: revents 0 after the due time). */
+static struct mount_watch armed(const uint32_t *ids, uint32_t count, bool all)
+{
+	static struct channel_mounts m;
+	struct mount_watch w;
+
+	m.n = count;
+	m.all = all;
+	if (count)
+		memcpy(m.id, ids, count * sizeof(*ids));
+	if (mount_watch_arm(&w, dup(tfd), &m))
+		perror("arm");
+	return w;
+}
+
+int main(void)
+{
+	const uint32_t kjails[] = {32, 20, 31, 31};
+	struct mount_watch w;
+
+	tfd = mkstemp(table);
+	if (tfd < 0)
+		return perror("mkstemp"), 1;
+	unlink(table);
+
+	/* Nothing read before it is due, and nothing lost. */
+	set_table(ROOT MASK WS COPY);
+	w = armed(kjails, 4, false);
+	ok(!mount_watch_lost(&w, 0) && !w.base, "not_read_before_due", NULL);
+	ok(mount_watch_wait_ms(&w) >= 0 && mount_watch_wait_ms(&w) <= 25, "waits_up_to_25_ms",
+	   NULL);
+	/* A change before it is due: read then, nothing of kjail's gone. */
+	set_table(ROOT MASK WS);
+	ok(!mount_watch_lost(&w, POLLPRI) && w.base, "early_change_takes_the_baseline", NULL);
+	ok(mount_watch_wait_ms(&w) == -1, "no_timeout_after_the_baseline", NULL);
+	/* A host mount's copy is not kjail's: gone, nothing lost. */
+	set_table(ROOT MASK WS COPY);
+	mount_watch_close(&w);
+	w = armed(kjails, 4, false);
+	w.due_ms = 0;
+	ok(!mount_watch_lost(&w, 0) && w.base, "baseline_when_due", NULL);
+	set_table(ROOT MASK WS);
+	ok(!mount_watch_lost(&w, POLLPRI), "host_copy_gone_not_lost", NULL);
+	/* A mount that comes is no loss. */
+	set_table(ROOT MASK WS "40 20 0:50 / /net/home ro - nfs4 srv:/ rw\n");
+	ok(!mount_watch_lost(&w, POLLPRI), "mount_added_not_lost", NULL);
+	/* The mask gone: lost. */
+	set_table(ROOT WS);
+	ok(mount_watch_lost(&w, POLLPRI), "mask_gone_lost", NULL);
+	/* Its id given again to another mount: still lost. */
+	set_table(ROOT WS "31 20 0:61 / /root/.git-credentials ro - tmpfs x rw\n");
+	ok(mount_watch_lost(&w, POLLPRI), "mask_id_reused_lost", NULL);
+	/* The mask moved (its point renamed): lost. */
+	set_table(ROOT WS "31 20 0:5 /null /root/.git-credentials.old ro - devtmpfs udev rw\n");
+	ok(mount_watch_lost(&w, POLLPRI), "mask_point_changed_lost", NULL);
+	mount_watch_close(&w);
+
+	/* One of kjail's already gone when the baseline is read: lost. */
+	set_table(ROOT WS COPY);
+	w = armed(kjails, 4, false);
+	ok(mount_watch_lost(&w, POLLPRI), "kjails_mount_gone_before_baseline_lost", NULL);
+	mount_watch_close(&w);
+
+	/* More than the child could list: every mount counts, and a change
+	 * before the baseline cannot be told from a loss. */
+	set_table(ROOT MASK WS COPY);
+	w = armed(NULL, 0, true);
+	ok(mount_watch_lost(&w, POLLPRI), "all_early_change_lost", NULL);
+	mount_watch_close(&w);
+	w = armed(NULL, 0, true);
+	w.due_ms = 0;
+	ok(!mount_watch_lost(&w, 0), "all_baseline_when_due", NULL);
+	set_table(ROOT MASK WS);
+	ok(mount_watch_lost(&w, POLLPRI), "all_host_copy_gone_lost", NULL);
+	mount_watch_close(&w);
+	/* No list at all is every mount too (fail closed). */
+	w = armed(NULL, 0, false);
+	ok(w.all, "empty_list_watches_all", NULL);
+	mount_watch_close(&w);
+
+	/* The message: ids and fd across, and malformed records refused. */
+	{
+		int sp[2], fd = -1, t;
+		static struct channel_mounts out, in;
+		struct kj_err err;
+		char junk[8] = {CHANNEL_MOUNTS};
+
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+			return perror("socketpair"), 1;
+		out.n = 3;
+		out.id[0] = 7, out.id[1] = 9, out.id[2] = 4000000000u;
+		ok(channel_send_mounts(sp[1], tfd, &out) == 0, "mounts_sent", NULL);
+		t = channel_recv(sp[0], &err, &fd, &in);
+		ok(t == CHANNEL_MOUNTS && fd >= 0 && in.n == 3 && !in.all &&
+			   in.id[2] == 4000000000u,
+		   "mounts_received", NULL);
+		if (fd >= 0)
+			close(fd);
+		/* A mounts record without its fd, and one cut short. */
+		(void)!send(sp[1], junk, sizeof(junk), 0);
+		ok(channel_recv(sp[0], &err, &fd, &in) == -EPROTO && fd == -1,
+		   "mounts_without_fd_refused", NULL);
+		junk[4] = 100; /* says 100 ids, carries none */
+		(void)!channel_msg_send(sp[1], junk, sizeof(junk), tfd);
+		ok(channel_recv(sp[0], &err, &fd, &in) == -EPROTO && fd == -1,
+		   "mounts_count_past_what_came_refused", NULL);
+		close(sp[0]);
+		close(sp[1]);
+	}
+	printf("1..%d\n", n);
+	return failed != 0;
+}
