@@ -25,6 +25,38 @@
 #include "runtime/stdio.h"
 #include "runtime/validate.h"
 
+/* A session killed for a mount the host took away (runtime/mount_watch.c;
+ * its record says "killed"). */
+static int killed_fail(const char *name, struct kj_err *err)
+{
+	return kj_fail(err, "session", 0,
+		       "kjail rm it and create it again; do not delete or replace such a path on "
+		       "the host while a session uses it",
+		       "session '%s' was killed: the host removed or replaced a path it had "
+		       "masked or bound (a credential file saved by rename, .git/config, the "
+		       "workspace)",
+		       name);
+}
+
+/* The session under a running exec ended: killed for a mount, its record
+ * says so once its supervisor has put the sandbox away, a moment after
+ * this exec's connection dropped (up to 2 s is waited for a "running"
+ * record to change). */
+static int ended_fail(const char *name, struct kj_err *err)
+{
+	struct session_record rec;
+	struct kj_err ignored;
+
+	for (int i = 0; i < 200; i++) {
+		if (session_record_read(name, &rec, &ignored) || strcmp(rec.state, "running"))
+			break;
+		usleep(10000);
+	}
+	if (session_record_read(name, &rec, &ignored) == 0 && !strcmp(rec.state, "killed"))
+		return killed_fail(name, err);
+	return kj_fail(err, "session", 0, "kjail ls shows its state", "session '%s' ended", name);
+}
+
 int session_connect(const char *name, const struct timeval *limit, struct kj_err *err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -51,14 +83,7 @@ int session_connect(const char *name, const struct timeval *limit, struct kj_err
 
 		if ((e == ENOENT || e == ECONNREFUSED) &&
 		    session_record_read(name, &rec, &ignored) == 0 && !strcmp(rec.state, "killed"))
-			return kj_fail(
-				err, "session", 0,
-				"kjail rm it and create it again; do not delete or replace "
-				"such a path on the host while a session uses it",
-				"session '%s' was killed: the host removed or replaced a path "
-				"it had masked or bound (a credential file saved by rename, "
-				".git/config, the workspace)",
-				name);
+			return killed_fail(name, err);
 		if (e == ENOENT || e == ECONNREFUSED)
 			return kj_fail(err, "session", 0,
 				       "kjail ls lists your sessions; kjail create NAME makes one",
@@ -253,8 +278,7 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 			char text[sizeof(((struct kj_err *)0)->msg)];
 			size_t tl = sizeof(text) - 1;
 			if (session_recv(sock, &r, text, &tl, NULL, NULL) < 0) {
-				kj_fail(err, "session", 0, "kjail ls shows its state",
-					"session '%s' ended", name);
+				(void)ended_fail(name, err);
 				return KJ_EXIT_SETUP;
 			}
 			text[tl] = '\0';

@@ -151,7 +151,18 @@ HOME=$H kj create $CREATE_ARGS "$S"
 expect_rc session_created 0
 HOME=$H kj exec -s "$S" -- sh -c 'cat ~/.git-credentials; echo read'
 is "$rc:$out" "0:read" session_credential_masked
+# An exec running in it when it is killed says why too (it said only
+# "session ended").
+rm -f "$WS/.running"
+HOME=$H as_caller "$KJAIL" exec -s "$S" -- sh -c "touch $WS/.running; sleep 60" \
+	>/dev/null 2>"$T/running.err" </dev/null &
+running=$!
+settles 10 test -e "$WS/.running"
 replace "$H/.git-credentials" "NEW-SESSION-SECRET"
+wait "$running"
+rrc=$?
+like "$rrc:$(cat "$T/running.err")" "^125:kjail: session: session '$S' was killed: the host removed or replaced a path .*" \
+	session_killed_running_exec_says_why
 # session_stopped: the supervisor has killed it (or the exec below could
 # come first, while it is being killed, and fail for another reason).
 session_stopped() {
