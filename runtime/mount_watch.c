@@ -30,7 +30,10 @@
  * overlay, another test's fixture). The host unmounting one and removing
  * its directory detaches the copy too; that hides nothing kjail hid (the
  * directory is gone), and killing every sandbox on the machine for it
- * was wrong. A mount that comes is no loss either: the kernel mounts an
+ * was wrong. kjail's own mounts on such a copy (a mask of the home's
+ * second mount, a chroot's bind of it) go with it, and hide nothing
+ * either: one of kjail's counts as lost only while the mount it was on
+ * is still there. A mount that comes is no loss either: the kernel mounts an
  * NFSv4 or CIFS submount (an automount) in the namespace of whoever walks
  * into it.
  *
@@ -131,15 +134,13 @@ int mount_watch_arm(struct mount_watch *w, int fd, const struct channel_mounts *
 }
 
 /* One of kjail's mounts (or any, with all). */
-static bool watched(const struct mount_watch *w, const char *id)
+static bool watched(const struct mount_watch *w, unsigned long id)
 {
-	char *end;
-	unsigned long v = strtoul(id, &end, 10);
-	uint32_t key = (uint32_t)v;
+	uint32_t key = (uint32_t)id;
 
 	if (w->all)
 		return true;
-	return !*end && v <= UINT32_MAX && bsearch(&key, w->ids, w->nids, sizeof(key), id_cmp);
+	return id <= UINT32_MAX && bsearch(&key, w->ids, w->nids, sizeof(key), id_cmp);
 }
 
 int mount_watch_wait_ms(const struct mount_watch *w)
@@ -152,17 +153,35 @@ int mount_watch_wait_ms(const struct mount_watch *w)
 	return left > 0 ? (int)left : 0;
 }
 
-/* The table now, each line cut to its key: "ID MAJ:MIN ROOT POINT" (the
- * parent's id left out: it changes when a mount above goes, which the
- * mount's own line then says). NUL-separated; NULL if it cannot be read.
- * With only, the lines of the mounts it watches alone, *kept of them. */
-static char *read_keys(int fd, const struct mount_watch *only, size_t *len, size_t *kept)
+/* A mount table as read: each line cut to its key "ID MAJ:MIN ROOT POINT"
+ * (NUL-terminated, in buf), with its id and its parent's. The parent's id
+ * is not in the key: it changes when a mount above goes, which that
+ * mount's own line then says. */
+struct mount_line {
+	unsigned long id, parent;
+	const char *key;
+};
+struct mount_table {
+	char *buf;
+	struct mount_line *v;
+	size_t n;
+	size_t len; /* of the keys, NULs included */
+};
+
+static void table_free(struct mount_table *t)
 {
-	size_t cap = 16384, n = 0, out = 0;
-	char *buf = malloc(cap), *line, *next;
+	free(t->buf);
+	free(t->v);
+	*t = (struct mount_table){0};
+}
+
+/* The whole of fd, NUL-terminated; NULL if it cannot be read. */
+static char *read_all(int fd, size_t *len)
+{
+	size_t cap = 16384, n = 0;
+	char *buf = malloc(cap);
 	ssize_t r;
 
-	*kept = 0;
 	if (!buf || lseek(fd, 0, SEEK_SET) < 0) {
 		free(buf);
 		return NULL;
@@ -189,41 +208,71 @@ static char *read_keys(int fd, const struct mount_watch *only, size_t *len, size
 		n += (size_t)r;
 	}
 	buf[n] = '\0';
-	for (line = buf; line < buf + n; line = next) {
-		char *end = strchr(line, '\n'), *f[5];
+	*len = n;
+	return buf;
+}
+
+/* The table now; -1 if it cannot be read. */
+static int table_read(int fd, struct mount_table *t)
+{
+	size_t n, out = 0, lines = 1;
+	char *line, *next;
+
+	*t = (struct mount_table){0};
+	if (!(t->buf = read_all(fd, &n)))
+		return -1;
+	for (const char *c = t->buf; *c; c++)
+		lines += *c == '\n';
+	if (!(t->v = calloc(lines, sizeof(*t->v)))) {
+		table_free(t);
+		return -1;
+	}
+	for (line = t->buf; line < t->buf + n; line = next) {
+		char *end = strchr(line, '\n'), *f[5], *key;
 		int i = 0;
 
-		next = end ? end + 1 : buf + n;
+		next = end ? end + 1 : t->buf + n;
 		if (end)
 			*end = '\0';
 		f[0] = strtok_r(line, " ", &end);
 		for (i = 1; f[i - 1] && i < 5; i++)
 			f[i] = strtok_r(NULL, " ", &end);
-		if (i < 5 || !f[4] || (only && !watched(only, f[0])))
+		if (i < 5 || !f[4])
 			continue;
-		(*kept)++;
+		t->v[t->n].id = strtoul(f[0], NULL, 10);
+		t->v[t->n].parent = strtoul(f[1], NULL, 10);
 		/* Written over what was read, never past it: each field moves
 		 * back (memmove), and the key is shorter than its line. */
+		key = t->buf + out;
 		{
 			const int keep[] = {0, 2, 3, 4};
 			for (size_t k = 0; k < 4; k++) {
 				size_t fl = strlen(f[keep[k]]);
-				memmove(buf + out, f[keep[k]], fl);
+				memmove(t->buf + out, f[keep[k]], fl);
 				out += fl;
-				buf[out++] = k < 3 ? ' ' : '\0';
+				t->buf[out++] = k < 3 ? ' ' : '\0';
 			}
 		}
+		t->v[t->n++].key = key;
 	}
-	*len = out;
-	return buf;
+	t->len = out;
+	return 0;
 }
 
-static bool has_key(const char *keys, size_t len, const char *key)
+static const struct mount_line *by_key(const struct mount_table *t, const char *key)
 {
-	for (const char *k = keys; k < keys + len; k += strlen(k) + 1)
-		if (!strcmp(k, key))
-			return true;
-	return false;
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].key, key))
+			return &t->v[i];
+	return NULL;
+}
+
+static const struct mount_line *by_id(const struct mount_table *t, unsigned long id)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].id == id)
+			return &t->v[i];
+	return NULL;
 }
 
 static bool pending(int fd)
@@ -233,17 +282,39 @@ static bool pending(int fd)
 }
 
 /* The mounts the sandbox started with, read when due or at the first
- * change: true when one of kjail's is missing already, or may be. */
+ * change: true when one of kjail's is missing already, or may be. Each
+ * is kept as two strings: its key, then its parent's ("" if none). */
 static bool baseline(struct mount_watch *w, bool changed)
 {
-	size_t kept;
+	struct mount_table t;
+	size_t kept = 0, out = 0;
 
 	/* Every mount watched (more than the child could list): a change
 	 * before the read cannot be told from a loss. */
 	if (w->all && changed)
 		return true;
-	if (!(w->base = read_keys(w->fd, w, &w->base_len, &kept)))
+	if (table_read(w->fd, &t))
 		return true; /* unreadable: fail closed */
+	/* A key and its parent's, or "", a line at most. */
+	if (!(w->base = malloc(2 * t.len + t.n + 1))) {
+		table_free(&t);
+		return true;
+	}
+	for (size_t i = 0; i < t.n; i++) {
+		const struct mount_line *p = by_id(&t, t.v[i].parent);
+		const char *keys[2] = {t.v[i].key, p && p != &t.v[i] ? p->key : ""};
+
+		if (!watched(w, t.v[i].id))
+			continue;
+		kept++;
+		for (size_t k = 0; k < 2; k++) {
+			size_t l = strlen(keys[k]) + 1;
+			memcpy(w->base + out, keys[k], l);
+			out += l;
+		}
+	}
+	w->base_len = out;
+	table_free(&t);
 	/* With all, a change just before this read would be missing from it
 	 * and then never seen gone: one still unpolled after the read cannot
 	 * be ordered against it, so it counts as lost. With the list, one
@@ -251,11 +322,20 @@ static bool baseline(struct mount_watch *w, bool changed)
 	return w->all ? pending(w->fd) : kept != w->nids;
 }
 
+/* A mount of the baseline gone, while the mount it was on is still
+ * there: what it hid is in sight. (Gone with the mount it was on, its
+ * directory went too: a host mount's copy unmounted and removed on the
+ * host takes kjail's masks on it along, and hides nothing.) A mount with
+ * no parent in the table counts as on one still there. */
+static bool lost_one(const struct mount_table *now, const char *key, const char *parent)
+{
+	return !by_key(now, key) && (!*parent || by_key(now, parent));
+}
+
 bool mount_watch_lost(struct mount_watch *w, short revents)
 {
 	bool changed = revents & (POLLPRI | POLLERR), gone = false;
-	size_t len, kept;
-	char *now;
+	struct mount_table now;
 
 	if (w->fd < 0)
 		return false;
@@ -263,11 +343,14 @@ bool mount_watch_lost(struct mount_watch *w, short revents)
 		return (changed || mono_ms() >= w->due_ms) && baseline(w, changed);
 	if (!changed)
 		return false;
-	if (!(now = read_keys(w->fd, NULL, &len, &kept)))
+	if (table_read(w->fd, &now))
 		return true;
-	for (const char *k = w->base; !gone && k < w->base + w->base_len; k += strlen(k) + 1)
-		gone = !has_key(now, len, k);
-	free(now);
+	for (const char *k = w->base; !gone && k < w->base + w->base_len;) {
+		const char *parent = k + strlen(k) + 1;
+		gone = lost_one(&now, k, parent);
+		k = parent + strlen(parent) + 1;
+	}
+	table_free(&now);
 	return gone;
 }
 

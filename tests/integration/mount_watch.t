@@ -4,6 +4,11 @@
 # The kernel detaches the sandbox's mask or read-only bind with the old
 # file, so the sandbox is killed at once, exit 125, before it can read
 # the new secret or plant a .git/config that host git would run.
+# What this test mounts as "the host" it mounts in a mount namespace of
+# its own: nothing is mounted on the real host, and all goes when it ends.
+if [ -z "${KJ_MW_OWN_NS:-}" ]; then
+	KJ_MW_OWN_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+fi
 . "$(dirname "$0")/../lib.sh"
 
 H=$(mktemp -d /var/tmp/kjail-home.XXXXXX)
@@ -95,6 +100,21 @@ bg_run 'echo ran'
 host_unmount "$T/hidden" && host_unmount "$H/visible"
 bg_end
 is "$rc:$out:$err" "0:ran:" host_mount_copies_removed_run_goes_on
+# kjail's masks on such a copy go with it: the host's second mount of the
+# home (a chroot's bind of it, a schroot session's) is masked there too;
+# unmounted and removed on the host, nothing of it is in sight.
+V=$(mktemp -d /var/tmp/kjail-mwalias.XXXXXX)
+chmod 755 "$V"
+trap 'as_caller "$KJAIL" rm "${S:-none}" >/dev/null 2>&1; rm -rf "$H" "$V"; _cleanup' EXIT
+echo "OLD-SECRET" >"$H/.git-credentials"
+mkdir "$V/alias" && mount --bind "$H" "$V/alias"
+# shellcheck disable=SC2086
+out=$(HOME=$H as_caller "$KJAIL" exec $KJ_EXEC_ARGS --quiet -- cat "$V/alias/.git-credentials" 2>&1)
+is "$out" "" home_alias_masked
+bg_run 'echo ran'
+host_unmount "$V/alias"
+bg_end
+is "$rc:$out:$err" "0:ran:" home_alias_removed_with_its_mask_run_goes_on
 # At any moment of the start: the mounts kjail made are read at the
 # first change (or 25 ms after the start), and only those count.
 early=''
@@ -146,7 +166,7 @@ like "$rc:$out:$err" "^125::kjail: mounts: " mount_removed_from_sandbox_run_kill
 # ------------------------------------------ a session ends for it
 session_test_setup
 S=kjt-mw-$$
-trap 'as_caller "$KJAIL" rm "$S" >/dev/null 2>&1; rm -rf "$H"; _cleanup' EXIT
+trap 'as_caller "$KJAIL" rm "$S" >/dev/null 2>&1; rm -rf "$H" "$V"; _cleanup' EXIT
 HOME=$H kj create $CREATE_ARGS "$S"
 expect_rc session_created 0
 HOME=$H kj exec -s "$S" -- sh -c 'cat ~/.git-credentials; echo read'

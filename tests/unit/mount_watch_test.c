@@ -28,6 +28,9 @@ static void set_table(const char *lines)
 #define MASK "31 20 0:5 /null /root/.git-credentials ro - devtmpfs udev rw\n"
 #define WS "32 20 8:1 /home/u/ws /home/u/ws rw - ext4 /dev/sda1 rw\n"
 #define COPY "25 20 0:44 / /media/usb ro - vfat /dev/sdb1 rw\n"
+/* kjail's mask on the host mount's copy, and its bind on the workspace. */
+#define ON_COPY "33 25 0:5 /null /media/usb/.git-credentials ro - devtmpfs udev rw\n"
+#define GITCFG "34 32 8:1 /home/u/ws/.git/config /home/u/ws/.git/config ro - ext4 /dev/sda1 rw\n"
 
 /* A watch of the table with the ids given, its baseline read already
  * (due passed: revents 0 after the due time). */
@@ -86,6 +89,27 @@ int main(void)
 	set_table(ROOT WS "31 20 0:5 /null /root/.git-credentials.old ro - devtmpfs udev rw\n");
 	ok(mount_watch_lost(&w, POLLPRI), "mask_point_changed_lost", NULL);
 	mount_watch_close(&w);
+
+	/* kjail's mask on a host mount's copy: gone with the copy (its
+	 * directory removed on the host), nothing is in sight; gone alone, it
+	 * is lost. The workspace gone with its .git/config bind is lost: the
+	 * mount the workspace was on is still there. */
+	{
+		const uint32_t more[] = {20, 31, 32, 33, 34};
+
+		set_table(ROOT MASK WS COPY ON_COPY GITCFG);
+		w = armed(more, 5, false);
+		ok(!mount_watch_lost(&w, POLLPRI), "nested_baseline", NULL);
+		set_table(ROOT MASK WS GITCFG);
+		ok(!mount_watch_lost(&w, POLLPRI), "mask_gone_with_host_copy_not_lost", NULL);
+		set_table(ROOT MASK WS COPY GITCFG);
+		ok(mount_watch_lost(&w, POLLPRI), "mask_on_host_copy_gone_alone_lost", NULL);
+		set_table(ROOT MASK COPY ON_COPY);
+		ok(mount_watch_lost(&w, POLLPRI), "workspace_gone_with_its_binds_lost", NULL);
+		set_table(ROOT MASK WS COPY ON_COPY);
+		ok(mount_watch_lost(&w, POLLPRI), "git_config_bind_gone_lost", NULL);
+		mount_watch_close(&w);
+	}
 
 	/* One of kjail's already gone when the baseline is read: lost. */
 	set_table(ROOT WS COPY);
