@@ -65,7 +65,7 @@ static int mask_source(int is_dir, struct kj_err *err)
  * again, so nothing can be swapped in). */
 static int cached[2] = {-1, -1};
 
-int mask_onto(int targetfd, int is_dir, const char *what, struct kj_err *err)
+int mask_onto(int targetfd, int is_dir, bool watch, const char *what, struct kj_err *err)
 {
 	int *c = &cached[is_dir ? 1 : 0];
 	int mfd = *c >= 0 ? tree_clone(*c, what, 0, 0, 0, err) : mask_source(is_dir, err);
@@ -73,7 +73,8 @@ int mask_onto(int targetfd, int is_dir, const char *what, struct kj_err *err)
 
 	if (mfd < 0)
 		return mfd;
-	rc = tree_attach(mfd, targetfd, what, err);
+	rc = watch ? tree_attach(mfd, targetfd, what, err)
+		   : tree_attach_unwatched(mfd, targetfd, what, err);
 	if (rc || *c >= 0)
 		close(mfd);
 	else
@@ -93,6 +94,7 @@ void mask_sources_release(void)
 int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
 {
 	struct stat st;
+	bool watch;
 	int fd, rc;
 
 	/* Resolved inside the new root: a symlinked ~/.ssh gets its target
@@ -112,7 +114,17 @@ int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
 		close(fd);
 		return 0;
 	}
-	rc = mask_onto(fd, S_ISDIR(st.st_mode), path, err);
+	/* Watched (runtime/mount_watch.c) only if the command could read it
+	 * (search it, a directory) without the mask: the host replacing
+	 * /etc/shadow or /etc/sudoers (useradd, passwd and visudo save by
+	 * rename; dpkg does for a package's file) detaches the mask, and
+	 * killing every unprivileged sandbox for what its permissions still
+	 * hide helps no one. The setup child checks as the command will be:
+	 * the caller's ids in a user namespace (no capability over a file of
+	 * an unmapped owner), a root caller with every right (so watched). */
+	rc = faccessat(fd, "", S_ISDIR(st.st_mode) ? X_OK : R_OK, AT_EACCESS | AT_EMPTY_PATH);
+	watch = rc == 0 || errno != EACCES; /* any other answer: watched */
+	rc = mask_onto(fd, S_ISDIR(st.st_mode), watch, path, err);
 	close(fd);
 	return rc;
 }

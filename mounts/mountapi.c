@@ -130,11 +130,18 @@ int tree_clone(int fd, const char *what, int recursive, unsigned set, unsigned c
 	return mfd;
 }
 
-int tree_attach(int mntfd, int targetfd, const char *what, struct kj_err *err)
+int tree_attach_unwatched(int mntfd, int targetfd, const char *what, struct kj_err *err)
 {
 	if (move_mount(mntfd, "", targetfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
 	    0)
 		return kj_fail(err, "mount", errno, NULL, "attach %s", what);
+	return 0;
+}
+
+int tree_attach(int mntfd, int targetfd, const char *what, struct kj_err *err)
+{
+	if (tree_attach_unwatched(mntfd, targetfd, what, err))
+		return -EINVAL;
 	mount_watch_note(mntfd);
 	return 0;
 }

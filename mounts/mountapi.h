@@ -37,8 +37,11 @@ int fs_new(const char *fstype, const char *options, unsigned attrs, struct kj_er
 int tree_clone(int fd, const char *what, int recursive, unsigned set, unsigned clear,
 	       struct kj_err *err);
 
-/* Attach the detached mount mntfd on top of the object targetfd names. */
+/* Attach the detached mount mntfd on top of the object targetfd names, and
+ * note it as one of kjail's, which the sandbox is killed for losing
+ * (runtime/mount_watch.c); unwatched, not noted. */
 int tree_attach(int mntfd, int targetfd, const char *what, struct kj_err *err);
+int tree_attach_unwatched(int mntfd, int targetfd, const char *what, struct kj_err *err);
 
 /* Set or clear attributes on the mount at fd (recursive or not). */
 int tree_setattr(int fd, int recursive, unsigned set, unsigned clear, const char *what,

@@ -111,7 +111,7 @@ static int mask_at(int fd, const char *name, int is_dir, struct kj_err *err)
 		return 0;
 	if (fd < 0)
 		return kj_fail(err, "mount", -fd, NULL, "open %s", name);
-	rc = mask_onto(fd, is_dir, name, err);
+	rc = mask_onto(fd, is_dir, true, name, err);
 	close(fd);
 	return rc;
 }

@@ -55,8 +55,9 @@ int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err);
 
 /* Mount a mask onto targetfd (an empty read-only directory if is_dir,
  * else /dev/null): the first of each kind is fresh, later ones clone it.
- * mask_sources_release() drops the two kept, when the tree is built. */
-int mask_onto(int targetfd, int is_dir, const char *what, struct kj_err *err);
+ * Watched (tree_attach) unless watch is false. mask_sources_release()
+ * drops the two kept, when the tree is built. */
+int mask_onto(int targetfd, int is_dir, bool watch, const char *what, struct kj_err *err);
 void mask_sources_release(void);
 
 #endif

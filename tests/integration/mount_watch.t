@@ -78,6 +78,25 @@ is "$rc:$out" "125:" host_git_config_rewrite_run_killed
 is "$(as_caller git -C "$WS" config --get core.fsmonitor)" "" host_git_config_rewrite_nothing_planted
 rm -rf "$WS/.git"
 
+# ------------------------------------------ what the command cannot read
+# A mask over a file the command could not read anyway (root's, 0600:
+# /etc/shadow for an unprivileged caller) is not watched: the host saving
+# it by rename (useradd, passwd, visudo) killed every unprivileged
+# sandbox. A root caller's sandbox can read it: killed.
+printf 'OLD\n' >"$H/root-only" && chmod 600 "$H/root-only"
+saved=$KJ_EXEC_ARGS
+KJ_EXEC_ARGS="$KJ_EXEC_ARGS --mask $H/root-only"
+bg_run 'echo ran'
+KJ_EXEC_ARGS=$saved
+printf 'NEW\n' >"$H/root-only.new" && chmod 600 "$H/root-only.new" && mv -f "$H/root-only.new" "$H/root-only"
+bg_end
+if [ "$KJ_AS" = user ]; then
+	is "$rc:$out:$err" "0:ran:" unreadable_masked_file_replaced_run_goes_on
+else
+	is "$rc:$out" "125:" readable_masked_file_replaced_root_run_killed
+fi
+rm -f "$H/root-only"
+
 # ------------------------------------------ nothing changed: nothing killed
 echo "OLD-SECRET" >"$H/.git-credentials"
 bg_run 'cat ~/.git-credentials; echo read'
