@@ -69,7 +69,7 @@ static bool well_formed(const struct channel_rec *rec, size_t n, int fd)
 
 int channel_recv(int sock, struct kj_err *err, int *fd, struct channel_mounts *m)
 {
-	struct channel_rec rec = {0};
+	struct channel_rec rec; /* 16 KiB, not zeroed: well_formed reads only what came */
 	ssize_t n = channel_msg_recv(sock, &rec, sizeof(rec), fd);
 
 	if (n > 0 && !well_formed(&rec, (size_t)n, *fd)) {
