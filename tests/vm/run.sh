@@ -11,7 +11,9 @@
 #   guest                  every tests/vm/guest/*.t
 #   NAME, NAME.t, PATH     one guest script
 #   integration, escape    the host suite's tests/integration/*.t or
-#                          tests/escape/*.t, each file as root and as nobody
+#                          tests/escape/*.t, each file as root and as nobody,
+#                          but for those tests/vm/host-suite-skip names
+#                          (kernel-independent; VM_FULL=1 runs them too)
 #   integration/NAME[.t]   one file of it (escape/NAME likewise)
 # The host-suite files run with the host's /usr exported read-only into the
 # guest (virtfs), see tests/vm/hostsuite.
@@ -32,6 +34,7 @@
 #   VM_APPEND        extra kernel command line
 #   VM_VERBOSE=1     copy the whole serial console to stderr while running
 #   VM_BUILD_DIR     work directory (build/vm)
+#   VM_FULL=1        run the files tests/vm/host-suite-skip names as well
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,13 +58,27 @@ vmdir=$(abspath "$vmdir") log=$vmdir/console.log
 # Guest scripts go to $tests; host-suite files (integration/fs.t, ...) to
 # $hosttests.
 [ $# -gt 0 ] || set -- guest integration escape
-tests="" hosttests=""
+tests="" hosttests="" vmskipped=""
+case ${VM_FULL:-0} in 0|1) ;; *) die "VM_FULL must be 0 or 1";; esac
+skipped_in_vm() {
+	awk -v n="$1" '$1 == n { f = 1 } END { exit !f }' "$here/host-suite-skip"
+}
+# A stale entry (a file renamed or removed) is an error, not a silent no-op.
+for n in $(awk '!/^#/ && NF { print $1 }' "$here/host-suite-skip"); do
+	[ -f "$repo/tests/integration/$n" ] || [ -f "$repo/tests/escape/$n" ] ||
+		die "tests/vm/host-suite-skip names '$n', which is not a host-suite file"
+done
 for t in "$@"; do
 	case $t in
 	guest) tests="$tests all";;
 	integration|escape|tests/integration|tests/escape)
 		for f in "$repo/tests/${t#tests/}"/*.t; do
-			[ -f "$f" ] && hosttests="$hosttests ${t#tests/}/${f##*/}"
+			[ -f "$f" ] || continue
+			if [ "${VM_FULL:-0}" != 1 ] && skipped_in_vm "${f##*/}"; then
+				vmskipped="$vmskipped ${f##*/}"
+				continue
+			fi
+			hosttests="$hosttests ${t#tests/}/${f##*/}"
 		done;;
 	integration/*|escape/*|tests/integration/*|tests/escape/*)
 		t=${t#tests/}; t=${t%.t}.t
@@ -71,6 +88,8 @@ for t in "$@"; do
 	*) tests="$tests $t";;
 	esac
 done
+[ -z "$vmskipped" ] ||
+	say "left to make test (kernel-independent, tests/vm/host-suite-skip; VM_FULL=1 runs them):$vmskipped"
 as_list=${VM_AS:-root user}
 for a in $as_list; do
 	case $a in root|user) ;; *) die "VM_AS: '$a' is neither root nor user";; esac
