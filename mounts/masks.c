@@ -37,6 +37,31 @@ const char *const credential_paths[] = {
 	".pypirc",
 	".cargo/credentials",
 	".cargo/credentials.toml",
+	/* Database clients' passwords (psql, mysql). */
+	".pgpass",
+	".my.cnf",
+	".mylogin.cnf",
+	/* Tokens and keys of cloud and secret-store tools: Vault, s3cmd,
+	 * gsutil, rclone, DigitalOcean, Terraform Cloud. */
+	".vault-token",
+	".s3cfg",
+	".boto",
+	".config/rclone",
+	".config/doctl",
+	".terraform.d/credentials.tfrc.json",
+	/* Git forges' other command-line tools (hub, GitLab's glab). */
+	".config/hub",
+	".config/glab-cli",
+	/* Coding agents' own sign-in (Claude Code, Codex CLI, Gemini CLI):
+	 * an agent that runs its commands through kjail must not hand them
+	 * its account's token. */
+	".claude/.credentials.json",
+	".codex/auth.json",
+	".gemini/oauth_creds.json",
+	/* Password stores: pass's tree (which names every account) and the
+	 * desktop keyrings. */
+	".password-store",
+	".local/share/keyrings",
 	/* kjail's own settings, profiles and --env-file vaults: a sandbox
 	 * reads none of them (they may hold tokens for other sandboxes). */
 	".config/kjail",

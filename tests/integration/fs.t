@@ -137,6 +137,21 @@ for f in .ssh/id_ed25519 .aws/credentials .gnupg/secring .config/gh/hosts.yml \
 	.pypirc .cargo/credentials .cargo/credentials.toml .azure/token; do
 	echo "SECRET-$f" > "$H/$f"
 done
+# Database clients', cloud tools', forge tools', coding agents' and
+# password stores' secrets (mounts/masks.c), each with a readable
+# neighbour where it sits in a directory of its own kind, so the check
+# sees the masks are exact: .claude's settings stay readable.
+more_creds='.pgpass .my.cnf .mylogin.cnf .vault-token .s3cfg .boto .config/rclone/rclone.conf
+	.config/doctl/config.yaml .terraform.d/credentials.tfrc.json .config/hub/hub.yml
+	.config/glab-cli/config.yml .claude/.credentials.json .codex/auth.json
+	.gemini/oauth_creds.json .password-store/bank.gpg .local/share/keyrings/login.keyring'
+for f in $more_creds; do
+	mkdir -p "$H/$(dirname "$f")"
+	echo "SECRET-$f" > "$H/$f"
+done
+for f in .claude/settings.json .codex/config.toml .gemini/settings.json .terraform.d/plugins.txt; do
+	echo "neighbour-$f" > "$H/$f"
+done
 echo visible > "$H/notes.txt"
 [ "$KJ_AS" = user ] && chown -R "$KJ_USER" "$H"
 export KJ_HOME=$H
@@ -146,6 +161,13 @@ HOME=$H kj exec -- sh -c 'cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/.d
 	ls -A ~/.ssh ~/.aws 2>/dev/null; cat ~/notes.txt'
 unlike "$out" "SECRET" credential_stores_masked
 like "$out" "visible" home_otherwise_readable
+# shellcheck disable=SC2086
+HOME=$H kj exec -- sh -c 'h=$1; shift; for f; do cat "$h/$f" 2>/dev/null; done
+	for d in .password-store .local/share/keyrings .config/rclone; do ls -A "$h/$d" 2>/dev/null; done
+	echo end' sh "$H" $more_creds
+is "$rc:$out" "0:end" more_credential_stores_masked
+HOME=$H kj exec -- cat "$H/.claude/settings.json" "$H/.codex/config.toml" "$H/.gemini/settings.json" "$H/.terraform.d/plugins.txt"
+is "$rc:$(printf '%s' "$out" | tr '\n' ' ')" "0:neighbour-.claude/settings.json neighbour-.codex/config.toml neighbour-.gemini/settings.json neighbour-.terraform.d/plugins.txt" agents_settings_beside_masked_tokens_readable
 HOME=$H kj exec -- sh -c '(echo x > ~/.ssh/new) 2>&1; echo rc=$?'
 like "$out" "rc=[1-9]" masked_dir_not_writable
 # The home shown somewhere else too, by another mount of it (schroot and
