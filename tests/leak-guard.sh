@@ -20,6 +20,9 @@ file=$1
 KJAIL=${KJAIL:?KJAIL must name the staged kjail binary}
 
 pidf=$(mktemp /tmp/kjail-guard.XXXXXX) || exit 1
+# Gone also when a signal (a CI timeout, ^C) ends the guard early: bash
+# runs the EXIT trap then too.
+trap 'rm -f "$pidf"' EXIT
 # Every process the file starts inherits this token in its environment
 # (a sandbox's command does not: kjail scrubs it, and the sandbox dies
 # with its kjail, which is counted by executable): whatever the file left
