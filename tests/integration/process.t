@@ -272,6 +272,7 @@ for sig in INT TERM HUP QUIT USR1 USR2 ALRM PWR VTALRM PROF IO RTMIN+5 RTMAX-1; 
 		wait "$kjpid"
 		rc=never-ready
 	fi
+	err=$(cat "$T/s.err" 2>/dev/null) # kjail's own stderr, shown if this fails
 	is "$rc:$(cat "$WS/got" 2>/dev/null)" "7:$sig" sig${sig}_to_kjail_forwarded_to_command
 done
 
