@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -384,6 +385,16 @@ void sandbox_child(struct sandbox *sb)
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		child_die(sb,
 			  (kj_fail(&err, "launch", errno, NULL, "make init non-dumpable"), &err));
+	/* Core dumps never reach the host's pipe handler (systemd-coredump,
+	 * apport: run as root in the host's namespaces and cgroup for every
+	 * crash, so a crash loop spends the host's CPU and disk outside the
+	 * sandbox's limits, and feeds its memory image to a root parser that
+	 * has had exploitable races, CVE-2025-4598, CVE-2025-5054). The
+	 * kernel skips a pipe handler for RLIMIT_CORE exactly 1, and writes no
+	 * core file under a page. Inherited by everything in the sandbox; the
+	 * seccomp policies keep it there (profiles/seccomp-default.policy). */
+	if (setrlimit(RLIMIT_CORE, &(struct rlimit){1, 1}) < 0)
+		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "disable core dumps"), &err));
 	/* init learns of COMMAND's end through a signalfd: SIGCHLD must be
 	 * blocked before the fork so none is lost. */
 	{

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -75,7 +76,7 @@ static const struct named constants[] = {
 	N(SOCK_DCCP), N(SOCK_RDM),
 	N(IPPROTO_TCP), N(IPPROTO_UDP), N(IPPROTO_ICMP), N(IPPROTO_ICMPV6),
 	N(IPPROTO_MPTCP), N(IPPROTO_SMC), N(IPPROTO_SCTP),
-	N(F_SETLEASE),
+	N(F_SETLEASE), N(RLIMIT_CORE),
 	N(PR_SET_MM), N(PR_SET_PTRACER), N(PR_SET_SECCOMP), N(PR_SET_NO_NEW_PRIVS),
 	N(PER_LINUX), N(PER_LINUX32), N(ADDR_NO_RANDOMIZE),
 	N(READ_IMPLIES_EXEC), N(MMAP_PAGE_ZERO), { NULL, 0 },
@@ -219,20 +220,27 @@ static int parse_action(struct policy *p, const char *s, uint32_t *act)
 		*act = SCMP_ACT_KILL_PROCESS;
 		return 0;
 	}
+	if (strcmp(s, "ignore") == 0) {
+		/* errno 0: the call returns 0 and does nothing. Said by name,
+		 * never as errno:0, so success is not faked by a typo. */
+		*act = SCMP_ACT_ERRNO(0);
+		return 0;
+	}
 	if (strncmp(s, "errno:", 6) == 0) {
 		if ((e = lookup(errno_names, s + 6)))
 			n = e->value;
 		else if (parse_number(s + 6, &n) < 0)
 			return bad(p, "use a name such as EPERM or ENOSYS, or a number",
 				   "unknown errno '%s'", s + 6);
-		/* errno 0 would fake success; above 4095 is not an errno. */
+		/* errno 0 fakes success (write ignore); above 4095 is not
+		 * an errno. */
 		if (n < 1 || n > 4095)
-			return bad(p, "use an errno between 1 and 4095", "errno %llu out of range",
-				   (unsigned long long)n);
+			return bad(p, "use an errno between 1 and 4095 (ignore fakes success)",
+				   "errno %llu out of range", (unsigned long long)n);
 		*act = SCMP_ACT_ERRNO((uint32_t)n);
 		return 0;
 	}
-	return bad(p, "use allow, kill or errno:NAME", "unknown action '%s'", s);
+	return bad(p, "use allow, kill, ignore or errno:NAME", "unknown action '%s'", s);
 }
 
 /* argN==V, argN!=V or argN&MASK==V. */
@@ -589,6 +597,12 @@ static int parse_default(struct policy *p, char **tok, int ntok)
 			   "@default takes exactly one action");
 	if ((rc = parse_action(p, tok[1], &p->def_action)) < 0)
 		return rc;
+	/* Every call unlisted (seccomp, landlock_restrict_self, setuid...)
+	 * would report success having done nothing: a program would believe
+	 * it had dropped privileges or sandboxed itself. */
+	if (p->def_action == SCMP_ACT_ERRNO(0))
+		return bad(p, "name the calls to ignore one by one",
+			   "@default ignore would fake success for every call not listed");
 	p->have_default = true;
 	if (!p->build)
 		return 0;

@@ -14,7 +14,9 @@
  *   personality errno:EPERM arg0!=0 arg0!=0xffffffff         # reason
  *   ioctl   allow  arg1&0xffffffff!=TIOCSTI                  # allow-list form
  *
- * Actions: allow, kill (the whole process), errno:NAME, errno:NUMBER.
+ * Actions: allow, kill (the whole process), errno:NAME, errno:NUMBER,
+ * ignore (the call does nothing and returns 0: for a call a program
+ * insists on, setrlimit(RLIMIT_CORE) in ssh-agent).
  * Conditions: argN==V, argN!=V, argN&MASK==V, argN&0xffffffff!=V (N 0..5;
  * V and MASK are decimal, 0x hex or a constant such as CLONE_NEWNS,
  * TIOCSTI, AF_INET, or several ORed: CLONE_NEWNS|CLONE_NEWUSER).

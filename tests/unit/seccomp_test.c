@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -132,6 +133,7 @@ static const struct bad_policy {
 	{"bad_errno_name", "@default allow\nmount errno:EBOGUS\n", 2, "unknown errno 'EBOGUS'"},
 	{"errno_zero", "@default allow\nmount errno:0\n", 2, "out of range"},
 	{"errno_too_big", "@default allow\nmount errno:4096\n", 2, "out of range"},
+	{"default_ignore", "@default ignore\n", 1, "fake success for every call"},
 	{"arg_index_6", "@default allow\nclone errno:EPERM arg6==1\n", 2, "out of range"},
 	{"arg_index_10", "@default allow\nclone errno:EPERM arg10==1\n", 2, "out of range"},
 	{"unknown_syscall", "@default allow\n\n# c\nnot_a_syscall errno:EPERM\n", 4,
@@ -389,6 +391,59 @@ static void test_kill(const char *name, const char *text)
 	kj_seccomp_free(prog);
 }
 
+/* ignore: the call returns 0 and has no effect. Under the given policy a
+ * process lowers its RLIMIT_CORE to 0 every way there is (setrlimit,
+ * prlimit64 on itself, the raw setrlimit syscall): each returns 0 and the
+ * limit stays 1; RLIMIT_NOFILE still changes. */
+static int run_core_pinned(const void *arg)
+{
+	struct rlimit zero = {0, 0}, got, nofile;
+
+	(void)arg;
+	if (setrlimit(RLIMIT_CORE, &zero) != 0)
+		return 10;
+	if (prlimit(0, RLIMIT_CORE, &zero, NULL) != 0)
+		return 11;
+#ifdef SYS_setrlimit
+	if (syscall(SYS_setrlimit, RLIMIT_CORE, &zero) != 0)
+		return 12;
+#endif
+	if (getrlimit(RLIMIT_CORE, &got) != 0 || got.rlim_cur != 1 || got.rlim_max != 1)
+		return 13;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) != 0)
+		return 14;
+	nofile.rlim_cur = nofile.rlim_cur > 64 ? 64 : nofile.rlim_cur - 1;
+	if (setrlimit(RLIMIT_NOFILE, &nofile) != 0 || getrlimit(RLIMIT_NOFILE, &got) != 0 ||
+	    got.rlim_cur != nofile.rlim_cur)
+		return 15;
+	return 0;
+}
+
+static int core_pinned_body(const void *prog)
+{
+	struct rlimit one = {1, 1};
+	struct kj_err err = {0};
+
+	if (setrlimit(RLIMIT_CORE, &one) != 0)
+		return 20;
+	if (kj_seccomp_load(prog, &err) < 0)
+		return 21;
+	return run_core_pinned(NULL);
+}
+
+static void test_core_pinned(const char *name, const char *text)
+{
+	struct kj_seccomp_prog *prog = NULL;
+	int st = -1;
+
+	if (compile_quiet(text, &prog) == 0)
+		st = in_child(NULL, core_pinned_body, prog);
+	tap(st == 0, "%s%s", name, st ? " (child failed)" : "");
+	if (st > 0 && WIFEXITED(st))
+		printf("# exit %d\n", WEXITSTATUS(st));
+	kj_seccomp_free(prog);
+}
+
 /* Without no_new_privs or CAP_SYS_ADMIN the kernel refuses the filter. */
 static int run_load_without_nnp(const void *arg)
 {
@@ -623,6 +678,15 @@ int main(int argc, char **argv)
 	test_kill("kill_action_kills_process_with_sigsys", "@default allow\ngetppid kill\n");
 	test_kill("default_kill_kills_unlisted_syscalls", "@default kill\nexit_group allow\n");
 	test_load_needs_nnp();
+	test_core_pinned("ignore_fakes_success_and_changes_nothing",
+			 "@default allow\nsetrlimit ignore arg0&0xffffffff==RLIMIT_CORE\n"
+			 "prlimit64 ignore arg1&0xffffffff==RLIMIT_CORE arg2!=0\n");
+	test_core_pinned("default_policy_pins_the_core_limit", text);
+	{
+		const char *strict = kjail_builtin_find("seccomp-strict.policy");
+
+		test_core_pinned("strict_policy_pins_the_core_limit", strict ? strict : "");
+	}
 
 	{
 		struct kj_seccomp_prog *prog = NULL;

@@ -7,8 +7,8 @@ probe=${BUILD:-build}/tests/syscalls
 
 pkg-config --exists libseccomp || fail "libseccomp not found by pkg-config (apt-get install libseccomp-dev)"
 mkdir -p "$gen" || fail "mkdir $gen"
-# Only the default policy, through the same embedding as the kjail binary.
-sh profiles/embed.sh profiles/seccomp-default.policy >"$gen/seccomp_builtin.c" ||
+# The default and strict policies, through the same embedding as the kjail binary.
+sh profiles/embed.sh profiles/seccomp-default.policy profiles/seccomp-strict.policy >"$gen/seccomp_builtin.c" ||
 	fail "profiles/embed.sh"
 unit_build seccomp_test $(pkg-config --cflags libseccomp) runtime/seccomp.c runtime/error.c \
 	"$gen/seccomp_builtin.c" $(pkg-config --libs libseccomp)
