@@ -236,6 +236,39 @@ static void check_seccomp(struct report *r, const struct kj_config *cfg)
 	set(c->fix, sizeof(c->fix), "%s", own_fix ? fix : "use a kernel with seccomp filters");
 }
 
+/* Where a crash inside would go. A core_pattern of `|program` has the
+ * kernel run that program as root on the host for every crash whatever
+ * the limit, but 1 byte, which a run pins (runtime/child.c). */
+static void check_core_dumps(struct report *r, const struct kj_config *cfg)
+{
+	char pattern[200];
+	bool pipe;
+	struct check *c;
+
+	sysctl_read("/proc/sys/kernel/core_pattern", pattern, sizeof(pattern));
+	pipe = pattern[0] == '|';
+	if (cfg->isolation == KJ_ISOLATION_NONE) {
+		c = add(r, "core dumps", pipe ? "warn" : "info");
+		set(c->detail, sizeof(c->detail),
+		    "not pinned: --isolation none leaves COMMAND's crashes to the host (core_pattern %s)",
+		    pattern);
+		return;
+	}
+	if (cfg->seccomp == KJ_SECCOMP_FILE) {
+		c = add(r, "core dumps", pipe ? "warn" : "info");
+		set(c->detail, sizeof(c->detail),
+		    "RLIMIT_CORE starts at 1 byte; the caller's policy file decides whether COMMAND can change it (core_pattern %s)",
+		    pattern);
+		set(c->fix, sizeof(c->fix),
+		    "copy the two RLIMIT_CORE lines of profiles/seccomp-default.policy into the policy");
+		return;
+	}
+	c = add(r, "core dumps", "ok");
+	set(c->detail, sizeof(c->detail),
+	    "none: RLIMIT_CORE pinned at 1 byte, so no crash inside reaches the host's handler or writes a file (core_pattern %s)",
+	    pattern);
+}
+
 /* What Landlock the run would get (landlock_plan(), as launch.c calls it). */
 static void check_landlock(struct report *r, const struct kj_config *cfg)
 {
@@ -684,6 +717,7 @@ int doctor_run(int argc, char **argv)
 	check_network(&r, &cfg);
 	check_seccomp(&r, &cfg);
 	check_landlock(&r, &cfg);
+	check_core_dumps(&r, &cfg);
 	check_cgroup(&r, &cfg);
 	check_config(&r, &cfg, &src, rc, &err);
 	posture(&r, &cfg, &src);

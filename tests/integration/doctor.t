@@ -60,12 +60,18 @@ fi
 kje doctor --memory max --pids max
 doc=$out
 seccomp=$(line seccomp)
+cores=$(line "core dumps")
 like "$(line kernel)" "^ok +kernel +Linux $(uname -r | sed 's/[.+]/\\&/g') " doctor_kernel_version
 like "$(line landlock)" "^(ok|info) +landlock +(ABI [0-9]+|not available|off)" doctor_landlock_abi
 like "$(line "mount API")" "^ok +mount API +live probe" doctor_mount_api_probe
 like "$seccomp" "^ok +seccomp +live probe: profiles/seccomp-default.policy \([0-9]+ instructions\) loads and denies unshare; libseccomp [0-9.]+" doctor_seccomp_live_probe
 kje exec --memory max --pids max -- sh -c 'unshare -U true 2>&1; echo rc=$?'
 like "$out" "rc=[1-9]" doctor_seccomp_claim_holds_in_a_run
+# Core dumps: the claim, then a run that shows it.
+pattern=$(sed 's/[][\.*^$|+?(){}]/\\&/g' /proc/sys/kernel/core_pattern)
+like "$cores" "^ok +core dumps +none: RLIMIT_CORE pinned at 1 byte, .* \(core_pattern $pattern\)$" doctor_core_dumps_pinned
+kje exec --memory max --pids max -- sh -c 'ulimit -c unlimited; awk "/^Max core/ {print \$5, \$6}" /proc/self/limits'
+is "$out" "1 1" doctor_core_dumps_claim_holds_in_a_run
 
 # cgroup facts against /proc/self/cgroup and the mounts.
 kje doctor
@@ -109,6 +115,7 @@ mkdir -p "$T/pol"
 put "$T/pol/open.policy" "$KJ_OWNER" 0644 '@default allow'
 kje doctor --seccomp "$T/pol/open.policy" --memory max --pids max
 like "$(line posture)" "^ +posture +[a-z]+ · reduced isolation \(.*seccomp \(the caller's policy file, not checked\)" doctor_posture_seccomp_file
+like "$(line "core dumps")" "^(info|warn) +core dumps +RLIMIT_CORE starts at 1 byte; the caller's policy file decides .*copy the two RLIMIT_CORE lines" doctor_core_dumps_policy_file_says_copy_the_lines
 reset_config
 
 # The host profile: doctor says so, and it can run where limits cannot.
@@ -121,6 +128,7 @@ like "$(line posture)" "host · no isolation \(the environment is the boundary\)
 # abstract unix sockets, signals" for a run that gets neither.
 like "$(line seccomp)" "^info +seccomp +not used: --isolation none runs COMMAND without a filter" doctor_host_profile_seccomp_not_used
 like "$(line landlock)" "^info +landlock +not used: --isolation none runs COMMAND without Landlock" doctor_host_profile_landlock_not_used
+like "$(line "core dumps")" "^(info|warn) +core dumps +not pinned: --isolation none" doctor_host_profile_core_dumps_not_pinned
 KJAIL_PROFILE=host kje exec -- true
 is "$rc" 0 host_profile_runs_as_doctor_said
 
