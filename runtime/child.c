@@ -328,6 +328,25 @@ static void close_all_but(int *keep, int n)
 	syscall(SYS_close_range, next, ~0U, 0);
 }
 
+/* RLIMIT_CORE to 1 byte. A caller whose hard limit is 0 (pam_limits'
+ * `hard core 0`) cannot raise it, nor can root from inside its user
+ * namespace: 0 stays, as for every process of the caller's, and a pipe
+ * handler is told 0 (systemd-coredump then stores nothing; kjail doctor
+ * warns). 0, or -1 with errno. */
+static int core_limit_pin(void)
+{
+	struct rlimit now;
+	int e;
+
+	if (setrlimit(RLIMIT_CORE, &(struct rlimit){1, 1}) == 0)
+		return 0;
+	e = errno;
+	if (e == EPERM && getrlimit(RLIMIT_CORE, &now) == 0 && now.rlim_max == 0)
+		return 0;
+	errno = e;
+	return -1;
+}
+
 void sandbox_child(struct sandbox *sb)
 {
 	struct kj_err err = {0};
@@ -393,7 +412,7 @@ void sandbox_child(struct sandbox *sb)
 	 * kernel skips a pipe handler for RLIMIT_CORE exactly 1, and writes no
 	 * core file under a page. Inherited by everything in the sandbox; the
 	 * seccomp policies keep it there (profiles/seccomp-default.policy). */
-	if (setrlimit(RLIMIT_CORE, &(struct rlimit){1, 1}) < 0)
+	if (core_limit_pin() < 0)
 		child_die(sb, (kj_fail(&err, "launch", errno, NULL, "disable core dumps"), &err));
 	/* init learns of COMMAND's end through a signalfd: SIGCHLD must be
 	 * blocked before the fork so none is lost. */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -242,6 +243,7 @@ static void check_seccomp(struct report *r, const struct kj_config *cfg)
 static void check_core_dumps(struct report *r, const struct kj_config *cfg)
 {
 	char pattern[200];
+	struct rlimit lim;
 	bool pipe;
 	struct check *c;
 
@@ -261,6 +263,17 @@ static void check_core_dumps(struct report *r, const struct kj_config *cfg)
 		    pattern);
 		set(c->fix, sizeof(c->fix),
 		    "copy the two RLIMIT_CORE lines of profiles/seccomp-default.policy into the policy");
+		return;
+	}
+	/* runtime/child.c, core_limit_pin: a hard limit of 0 stays 0. */
+	if (getrlimit(RLIMIT_CORE, &lim) == 0 && lim.rlim_max == 0) {
+		c = add(r, "core dumps", pipe ? "warn" : "info");
+		set(c->detail, sizeof(c->detail),
+		    "RLIMIT_CORE stays 0: the caller's hard limit is 0, which kjail cannot raise to the 1 byte that keeps the kernel from calling a pipe handler (core_pattern %s)",
+		    pattern);
+		if (pipe)
+			set(c->fix, sizeof(c->fix),
+			    "a crash inside reaches the handler, told the limit is 0: allow a hard core limit of 1 or more (limits.conf)");
 		return;
 	}
 	c = add(r, "core dumps", "ok");

@@ -79,4 +79,17 @@ else
 fi
 diag "handler log: $(tr '\n' ' ' <"$LOG")"
 
+# What doctor says with this handler: pinned; and, for a caller whose
+# hard core limit is 0 (which kjail cannot raise to 1), a warning.
+doc=$("$KJAIL" doctor 2>&1 | grep 'core dumps')
+case $doc in
+"ok    core dumps       none: RLIMIT_CORE pinned at 1 byte, "*"(core_pattern |/tmp/core-handler %e)") ok doctor_says_pinned_with_the_pipe_handler ;;
+*) not_ok doctor_says_pinned_with_the_pipe_handler; diag "got: $doc" ;;
+esac
+doc=$(bash -c 'ulimit -c 0 && ulimit -Hc 0 && exec "$0" doctor' "$KJAIL" 2>&1 | grep 'core dumps')
+case $doc in
+"warn  core dumps       RLIMIT_CORE stays 0: "*"a crash inside reaches the handler"*) ok doctor_warns_hard_core_limit_0_with_a_pipe_handler ;;
+*) not_ok doctor_warns_hard_core_limit_0_with_a_pipe_handler; diag "got: $doc" ;;
+esac
+
 done_testing
