@@ -412,6 +412,19 @@ static int run_core_pinned(const void *arg)
 		return 13;
 	if (getrlimit(RLIMIT_NOFILE, &nofile) != 0)
 		return 14;
+	/* Every other resource: read, then set to what it is (a change the
+	 * kernel always allows), through prlimit64 on pid 0 as setrlimit
+	 * does (the strict policy lists them in four masked ranges). */
+	for (int res = 0; res < RLIM_NLIMITS; res++) {
+		struct rlimit cur;
+
+		if (res == RLIMIT_CORE)
+			continue;
+		if (prlimit(0, (enum __rlimit_resource)res, NULL, &cur) != 0)
+			return 30 + res;
+		if (prlimit(0, (enum __rlimit_resource)res, &cur, NULL) != 0)
+			return 50 + res;
+	}
 	nofile.rlim_cur = nofile.rlim_cur > 64 ? 64 : nofile.rlim_cur - 1;
 	if (setrlimit(RLIMIT_NOFILE, &nofile) != 0 || getrlimit(RLIMIT_NOFILE, &got) != 0 ||
 	    got.rlim_cur != nofile.rlim_cur)
