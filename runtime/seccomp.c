@@ -206,6 +206,9 @@ static int parse_value(struct policy *p, const char *s, uint64_t *v)
 	return 0;
 }
 
+/* The ignore action: errno 0, so the call returns 0 and does nothing. */
+#define ACT_IGNORE SCMP_ACT_ERRNO(0)
+
 static int parse_action(struct policy *p, const char *s, uint32_t *act)
 {
 	const struct named *e;
@@ -221,9 +224,9 @@ static int parse_action(struct policy *p, const char *s, uint32_t *act)
 		return 0;
 	}
 	if (strcmp(s, "ignore") == 0) {
-		/* errno 0: the call returns 0 and does nothing. Said by name,
-		 * never as errno:0, so success is not faked by a typo. */
-		*act = SCMP_ACT_ERRNO(0);
+		/* Said by name, never as errno:0, so success is not faked by
+		 * a typo. */
+		*act = ACT_IGNORE;
 		return 0;
 	}
 	if (strncmp(s, "errno:", 6) == 0) {
@@ -600,7 +603,7 @@ static int parse_default(struct policy *p, char **tok, int ntok)
 	/* Every call unlisted (seccomp, landlock_restrict_self, setuid...)
 	 * would report success having done nothing: a program would believe
 	 * it had dropped privileges or sandboxed itself. */
-	if (p->def_action == SCMP_ACT_ERRNO(0))
+	if (p->def_action == ACT_IGNORE)
 		return bad(p, "name the calls to ignore one by one",
 			   "@default ignore would fake success for every call not listed");
 	p->have_default = true;

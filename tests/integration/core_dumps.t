@@ -38,10 +38,11 @@ done
 # (kjail doctor warns where a pipe handler would still be called), and
 # the command cannot raise it either.
 as_caller prlimit --core=0:0 "$KJAIL" exec $KJ_EXEC_ARGS -- sh -c '"$0"; "$0" set-self inf inf; "$0" set-self 1 1' "$P" >"$T/h0.out" 2>"$T/h0.err"
-is "$?:$(cat "$T/h0.out")" "0:0 0
+rc=$?
+err=$(cat "$T/h0.err") # shown if the check fails
+is "$rc:$(cat "$T/h0.out")" "0:0 0
 rc=0 now=0 0
 rc=0 now=0 0" hard_core_limit_0_runs_and_stays_0
-err=$(cat "$T/h0.err")
 as_caller prlimit --core=0:0 "$KJAIL" doctor $KJ_EXEC_ARGS >"$T/h0.out" 2>&1
 like "$(grep 'core dumps' "$T/h0.out")" "^(info|warn) +core dumps +RLIMIT_CORE stays 0: the caller's hard limit is 0" doctor_says_hard_core_limit_0_stays
 
