@@ -19,6 +19,7 @@
 #include "mounts/rootfs.h"
 #include "mounts/sockets.h"
 #include "runtime/conffile.h"
+#include "runtime/mount_watch.h"
 
 const char *const credential_paths[] = {
 	".ssh",
@@ -149,6 +150,11 @@ int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
 	 * an unmapped owner), a root caller with every right (so watched). */
 	rc = faccessat(fd, "", S_ISDIR(st.st_mode) ? X_OK : R_OK, AT_EACCESS | AT_EMPTY_PATH);
 	watch = rc == 0 || errno != EACCES; /* any other answer: watched */
+	/* A directory above it renamed on the host (`mv ~/.config x`) takes
+	 * the mask along: watched too (runtime/mount_watch.c), looked up
+	 * before the mask covers the name. */
+	if (watch)
+		mount_watch_parents(fd);
 	rc = mask_onto(fd, S_ISDIR(st.st_mode), watch, path, err);
 	close(fd);
 	return rc;

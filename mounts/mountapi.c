@@ -99,6 +99,7 @@ int fs_new(const char *fstype, const char *options, unsigned attrs, struct kj_er
 		return kj_fail(err, "mount", e, NULL, "mount %s", fstype);
 	}
 	close(fsfd);
+	mount_watch_fresh(mfd);
 	return mfd;
 }
 
@@ -140,6 +141,8 @@ int tree_attach_unwatched(int mntfd, int targetfd, const char *what, struct kj_e
 
 int tree_attach(int mntfd, int targetfd, const char *what, struct kj_err *err)
 {
+	/* Watched before the mount is made: a rename after it is seen. */
+	mount_watch_target(targetfd);
 	if (tree_attach_unwatched(mntfd, targetfd, what, err))
 		return -EINVAL;
 	mount_watch_note(mntfd);

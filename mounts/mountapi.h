@@ -39,7 +39,8 @@ int tree_clone(int fd, const char *what, int recursive, unsigned set, unsigned c
 
 /* Attach the detached mount mntfd on top of the object targetfd names, and
  * note it as one of kjail's, which the sandbox is killed for losing
- * (runtime/mount_watch.c); unwatched, not noted. */
+ * (runtime/mount_watch.c), as it is for the host renaming the entry it
+ * covers; unwatched, neither. */
 int tree_attach(int mntfd, int targetfd, const char *what, struct kj_err *err);
 int tree_attach_unwatched(int mntfd, int targetfd, const char *what, struct kj_err *err);
 

@@ -21,7 +21,7 @@ static size_t rec_len(int type, const struct channel_rec *rec)
 		return offsetof(struct channel_rec, err) + sizeof(rec->err);
 	if (type == CHANNEL_MOUNTS)
 		return offsetof(struct channel_rec, ids.id) + sizeof(uint32_t) * rec->ids.n;
-	return offsetof(struct channel_rec, err); /* CHANNEL_PTY: the type alone */
+	return offsetof(struct channel_rec, err); /* PTY, RENAMES: the type alone */
 }
 
 int channel_send_err(int sock, const struct kj_err *err)
@@ -33,6 +33,12 @@ int channel_send_err(int sock, const struct kj_err *err)
 int channel_send_pty(int sock, int fd)
 {
 	struct channel_rec rec = {.type = CHANNEL_PTY};
+	return channel_msg_send(sock, &rec, rec_len(rec.type, &rec), fd);
+}
+
+int channel_send_renames(int sock, int fd)
+{
+	struct channel_rec rec = {.type = CHANNEL_RENAMES};
 	return channel_msg_send(sock, &rec, rec_len(rec.type, &rec), fd);
 }
 
@@ -58,6 +64,7 @@ static bool well_formed(const struct channel_rec *rec, size_t n, int fd)
 	case CHANNEL_ERROR:
 		return fd < 0 && n == rec_len(rec->type, rec);
 	case CHANNEL_PTY:
+	case CHANNEL_RENAMES:
 		return fd >= 0 && n == rec_len(rec->type, rec);
 	case CHANNEL_MOUNTS:
 		return fd >= 0 && n >= offsetof(struct channel_rec, ids.id) &&

@@ -1,5 +1,6 @@
 /* The setup child's channel to the parent: an error record, the
- * terminal's master fd, or the mount table to watch (runtime/mount_watch.h).
+ * terminal's master fd, or the mount table and the rename watch to watch
+ * (runtime/mount_watch.h).
  * End of file means COMMAND was executed. */
 #ifndef KJAIL_CHANNEL_H
 #define KJAIL_CHANNEL_H
@@ -9,7 +10,7 @@
 
 #include "runtime/error.h"
 
-enum channel_msg { CHANNEL_ERROR = 1, CHANNEL_PTY = 2, CHANNEL_MOUNTS = 3 };
+enum channel_msg { CHANNEL_ERROR = 1, CHANNEL_PTY = 2, CHANNEL_MOUNTS = 3, CHANNEL_RENAMES = 4 };
 
 /* What CHANNEL_MOUNTS says beside its fd: the ids of the mounts the setup
  * child made itself; all (n 0) when there were more than fit. */
@@ -22,6 +23,7 @@ struct channel_mounts {
 
 int channel_send_err(int sock, const struct kj_err *err);
 int channel_send_pty(int sock, int fd);
+int channel_send_renames(int sock, int fd);
 int channel_send_mounts(int sock, int fd, const struct channel_mounts *m);
 
 /* Receive one message: returns its type, 0 at end of file, -errno on error.

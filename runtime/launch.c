@@ -166,9 +166,13 @@ static int await_setup(struct sandbox *sb, struct kj_err *err)
 				return -EINVAL;
 			continue;
 		}
-		/* Once, after the last mount (runtime/mount_watch.c). */
+		/* Once, after the last mount (runtime/mount_watch.c): the
+		 * rename watch, then the table. */
+		if (t == CHANNEL_RENAMES) {
+			mount_watch_renames(&sb->mounts, fd);
+			continue;
+		}
 		if (t == CHANNEL_MOUNTS) {
-			mount_watch_close(&sb->mounts);
 			if (mount_watch_arm(&sb->mounts, fd, &made))
 				return kj_fail(err, "mounts", ENOMEM, NULL,
 					       "keep the list of the sandbox's mounts");
@@ -215,7 +219,7 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 			       .netgo = -1,
 			       .pidfd = -1,
 			       .proxy_fd = -1,
-			       .mounts = {.fd = -1},
+			       .mounts = {.fd = -1, .renames = -1},
 			       .session_listen = session_listen};
 	/* A downgrade is the caller's to ask for, and said: a settings line
 	 * or a profile can set these as silently as a flag. */
@@ -306,11 +310,11 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 	}
 	kj_trace("command started");
 	/* Not watched, not run: the child sends the table before COMMAND. */
-	if (sb->mounts.fd < 0) {
+	if (sb->mounts.fd < 0 || sb->mounts.renames < 0) {
 		stdio_restore(&sb->io);
 		abandon(sb);
 		sandbox_release(sb);
-		return kj_fail(err, "mounts", EPROTO, "retry", "receive the sandbox's mount table");
+		return kj_fail(err, "mounts", EPROTO, "retry", "receive the sandbox's mount table and rename watch");
 	}
 	proxy_commit_log(sb->proxy);
 	close(sb->chan[0]);

@@ -41,16 +41,40 @@
  * short command never pays for it), or at the first change before then.
  * One of them already missing then is lost. After that each is known by
  * its id, device, root and mount point, so an id the kernel gives again
- * to a new mount does not pass for it. */
+ * to a new mount does not pass for it.
+ *
+ * A rename on the host moves no mount: the mount goes with the directory
+ * entry to its new name, and the old name, free, shows what the host puts
+ * there next. `mv .git/hooks .git/hooks.old; mkdir .git/hooks` (or an
+ * editor that keeps its backup by renaming, as Emacs does with
+ * .git/config or ~/.netrc) left the command a writable .git/hooks whose
+ * hooks the host's next git ran, and `mv ~/.aws ~/.aws.old` put the next
+ * ~/.aws in sight. The mount table raises no event for it either. So the
+ * setup child also watches, with inotify (IN_MOVE_SELF), each host entry
+ * it mounts on, and for a mask each directory above it on the same mount
+ * (~, ~/.config), and passes that watch to kjail too: any of them renamed
+ * is a mount lost. The command cannot rename one itself (each is a mount
+ * point in its namespace, EBUSY) nor any directory above a mask (the
+ * root is read-only). Not watched: entries of the file systems kjail made
+ * (its /dev, /tmp, /run: no host process reaches them), a mount root
+ * (the host cannot rename one of its own mount points), and an entry the
+ * setup cannot read (inotify needs read access; the command, with the
+ * same uid and no capability, cannot read it either). A rename between
+ * setup's lookup of a path and its watch (microseconds, before COMMAND
+ * starts) is not seen. */
 #include "runtime/mount_watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,6 +111,146 @@ void mount_watch_note(int mntfd)
 		made.id[made.n++] = (uint32_t)stx.stx_mnt_id;
 }
 
+/* The setup child's rename watch, and the devices of the file systems it
+ * made (more than fit are watched as the host's: it costs a watch). */
+#define FRESH_MAX 32
+#define VISITED_MAX 256
+static int watch_fd = -1, renames_errno;
+static dev_t fresh[FRESH_MAX];
+static size_t nfresh;
+/* Directories above a mask already watched: the walk up from the next
+ * mask in the same directory stops there. */
+struct entry {
+	dev_t dev;
+	uint64_t ino;
+};
+static struct entry visited[VISITED_MAX];
+static size_t nvisited;
+
+void mount_watch_fresh(int mntfd)
+{
+	struct stat st;
+
+	if (nfresh < FRESH_MAX && fstat(mntfd, &st) == 0)
+		fresh[nfresh++] = st.st_dev;
+}
+
+static bool seen_before(dev_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < nvisited; i++)
+		if (visited[i].dev == dev && visited[i].ino == ino)
+			return true;
+	if (nvisited < VISITED_MAX)
+		visited[nvisited++] = (struct entry){dev, ino};
+	return false;
+}
+
+/* Watch what fd names, unless nothing on the host can rename it. 1 when
+ * it is a directory to go on from (not a mount root, not seen before), 0
+ * to stop, -1 on an error (kept in renames_errno). */
+static int watch_one(int fd, bool walking)
+{
+	struct statx stx;
+	char path[48];
+	dev_t dev;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &stx) < 0)
+		return renames_errno = errno, -1;
+	dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	if ((stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	    (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return 0;
+	for (size_t i = 0; i < nfresh; i++)
+		if (fresh[i] == dev)
+			return 0;
+	if (walking && seen_before(dev, stx.stx_ino))
+		return 0;
+	if (watch_fd < 0 && (watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0)
+		return renames_errno = errno, -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (inotify_add_watch(watch_fd, path, IN_MOVE_SELF) < 0 && errno != EACCES)
+		return renames_errno = errno, -1;
+	return 1;
+}
+
+void mount_watch_target(int targetfd)
+{
+	if (!renames_errno)
+		(void)watch_one(targetfd, false);
+}
+
+/* The directory fd (a file) is in, checked to hold it still; -1 (errno). */
+static int parent_of_file(int fd)
+{
+	char link[48], path[PATH_MAX], *slash;
+	struct stat st, in;
+	ssize_t n;
+	int dfd;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n < 0)
+		return -1;
+	path[n] = '\0';
+	if (!(slash = strrchr(path, '/')) || fstat(fd, &st) < 0)
+		return errno = ESTALE, -1;
+	*slash = '\0';
+	dfd = openat(AT_FDCWD, *path ? path : "/", O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd >= 0 && (fstatat(dfd, slash + 1, &in, AT_SYMLINK_NOFOLLOW) < 0 ||
+			 in.st_dev != st.st_dev || in.st_ino != st.st_ino)) {
+		close(dfd);
+		return errno = ESTALE, -1; /* moved since it was opened */
+	}
+	return dfd;
+}
+
+void mount_watch_parents(int fd)
+{
+	struct stat st;
+	int up;
+
+	if (renames_errno)
+		return;
+	if (fstat(fd, &st) < 0) {
+		renames_errno = errno;
+		return;
+	}
+	up = S_ISDIR(st.st_mode) ? openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)
+				 : parent_of_file(fd);
+	/* Up through "..", which stays on this mount short of its root. */
+	while (up >= 0 && watch_one(up, true) > 0) {
+		int next = openat(up, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(up);
+		up = next;
+	}
+	if (up < 0 && !renames_errno)
+		renames_errno = errno;
+	if (up >= 0)
+		close(up);
+}
+
+/* The rename watch, made if no entry needed one (the parent expects it). */
+static int send_renames(int chan, struct kj_err *err)
+{
+	int rc;
+
+	if (!renames_errno && watch_fd < 0 &&
+	    (watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0)
+		renames_errno = errno;
+	if (renames_errno)
+		return kj_fail(err, "mounts", renames_errno,
+			       renames_errno == EMFILE || renames_errno == ENOSPC
+				       ? "each running sandbox and session holds an inotify "
+					 "instance: end sessions not in use, or raise "
+					 "fs.inotify.max_user_instances (and max_user_watches)"
+				       : NULL,
+			       "watch the paths kjail masked or bound for a rename on the host");
+	rc = channel_send_renames(chan, watch_fd);
+	close(watch_fd);
+	watch_fd = -1;
+	return rc < 0 ? kj_fail(err, "mounts", -rc, NULL, "pass the rename watch to kjail") : 0;
+}
+
 int mount_watch_send(int chan, struct kj_err *err)
 {
 	/* Opened by the setup child itself, right after its last mount: the
@@ -97,6 +261,8 @@ int mount_watch_send(int chan, struct kj_err *err)
 	if (note_errno)
 		return kj_fail(err, "mounts", note_errno, NULL,
 			       "read the id of a mount kjail made, to watch it");
+	if (send_renames(chan, err))
+		return -EINVAL;
 	fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return kj_fail(err, "mounts", errno, "kjail doctor checks /proc",
@@ -113,11 +279,24 @@ static int id_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void mount_watch_renames(struct mount_watch *w, int fd)
+{
+	if (w->renames >= 0)
+		close(w->renames);
+	w->renames = fd;
+}
+
 int mount_watch_arm(struct mount_watch *w, int fd, const struct channel_mounts *m)
 {
+	int renames = w->renames;
+
+	w->renames = -1;
+	mount_watch_close(w);
 	/* No list (there is always the root): every mount, fail closed. */
-	*w = (struct mount_watch){
-		.fd = fd, .due_ms = mono_ms() + BASELINE_AFTER_MS, .all = m->all || !m->n};
+	*w = (struct mount_watch){.fd = fd,
+				  .renames = renames,
+				  .due_ms = mono_ms() + BASELINE_AFTER_MS,
+				  .all = m->all || !m->n};
 	if (w->all)
 		return 0;
 	if (!(w->ids = malloc(m->n * sizeof(uint32_t)))) {
@@ -332,13 +511,34 @@ static bool lost_one(const struct mount_table *now, const char *key, const char 
 	return !by_key(now, key) && (!*parent || by_key(now, parent));
 }
 
-bool mount_watch_lost(struct mount_watch *w, short revents)
+/* A watched entry renamed (or events lost, or the watch unreadable:
+ * fail closed). Other events (IN_IGNORED: the entry deleted, which the
+ * mount table shows) are not a rename. */
+static bool renamed_now(int fd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			if (ev->mask & (IN_MOVE_SELF | IN_Q_OVERFLOW))
+				return true;
+			p += sizeof(*ev) + ev->len;
+		}
+	return n == 0 || (errno != EAGAIN && errno != EINTR);
+}
+
+bool mount_watch_lost(struct mount_watch *w, short revents, short renamed)
 {
 	bool changed = revents & (POLLPRI | POLLERR), gone = false;
 	struct mount_table now;
 
 	if (w->fd < 0)
 		return false;
+	if (renamed && (w->renames < 0 || renamed_now(w->renames)))
+		return true;
 	if (!w->base)
 		return (changed || mono_ms() >= w->due_ms) && baseline(w, changed);
 	if (!changed)
@@ -358,18 +558,20 @@ void mount_watch_close(struct mount_watch *w)
 {
 	if (w->fd >= 0)
 		close(w->fd);
+	if (w->renames >= 0)
+		close(w->renames);
 	free(w->base);
 	free(w->ids);
-	*w = (struct mount_watch){.fd = -1};
+	*w = (struct mount_watch){.fd = -1, .renames = -1};
 }
 
 void mount_watch_report(struct kj_err *err)
 
 {
 	kj_fail(err, "mounts", 0,
-		"run it again; do not delete or replace such a path on the host while a sandbox "
-		"uses it",
-		"the host removed or replaced a path the sandbox had masked or bound (a credential "
-		"file saved by rename, .git/config, the workspace): its mount was gone, so the "
-		"sandbox was killed at once");
+		"run it again; do not delete, replace or rename such a path on the host while a "
+		"sandbox uses it",
+		"the host removed, replaced or renamed a path the sandbox had masked or bound (a "
+		"credential file saved by rename, .git/config, .git/hooks, the workspace): its "
+		"mount was gone or moved, so the sandbox was killed at once");
 }

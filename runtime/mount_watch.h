@@ -11,6 +11,7 @@
 
 struct mount_watch {
 	int fd;         /* the sandbox's mountinfo, from the setup child; -1: none */
+	int renames;    /* its inotify watch on the paths under kjail's mounts; -1: none */
 	int64_t due_ms; /* when the mounts it started with are read (CLOCK_MONOTONIC ms) */
 	uint32_t *ids;  /* the ids of the mounts kjail made, sorted */
 	size_t nids;
@@ -23,18 +24,33 @@ struct mount_watch {
  * kjail's own (mounts/mountapi.c's tree_attach, and the two other
  * attaches). */
 void mount_watch_note(int mntfd);
-/* Setup child, once its last mount is made: open its own mount table and
- * pass it over the setup channel (CHANNEL_MOUNTS) with the mounts noted. */
+/* Setup child: the file system mntfd names is one kjail made (fs_new),
+ * whose entries no host process can reach: a mount on one is not watched
+ * for a rename. */
+void mount_watch_fresh(int mntfd);
+/* Setup child, before a mount is attached on targetfd: watch the host's
+ * entry there for a rename (inotify IN_MOVE_SELF). A failure is kept for
+ * mount_watch_send. */
+void mount_watch_target(int targetfd);
+/* Setup child, for a mask: watch each directory above what fd names, on
+ * the same mount, too (~ above ~/.ssh). */
+void mount_watch_parents(int fd);
+/* Setup child, once its last mount is made: pass the rename watch
+ * (CHANNEL_RENAMES), then open its own mount table and pass it
+ * (CHANNEL_MOUNTS) with the mounts noted. */
 int mount_watch_send(int chan, struct kj_err *err);
+/* Parent: take over the rename watch the child sent (before the table). */
+void mount_watch_renames(struct mount_watch *w, int fd);
 /* Parent: watch the table the child sent (fd, taken over) for the mounts
  * it listed. 0, or -ENOMEM (fd closed). */
 int mount_watch_arm(struct mount_watch *w, int fd, const struct channel_mounts *m);
 /* The poll timeout the watch needs: ms until the mounts it started with
  * are read, or -1. */
 int mount_watch_wait_ms(const struct mount_watch *w);
-/* After a poll: revents of w->fd (0 on a timeout). True when a mount the
- * sandbox started with is gone, or may be: kill the sandbox. */
-bool mount_watch_lost(struct mount_watch *w, short revents);
+/* After a poll: revents of w->fd (POLLPRI asked) and of w->renames
+ * (POLLIN asked; 0 on a timeout). True when a mount the sandbox started
+ * with is gone or renamed, or may be: kill the sandbox. */
+bool mount_watch_lost(struct mount_watch *w, short revents, short renamed);
 void mount_watch_close(struct mount_watch *w);
 /* Why the sandbox was killed, as the run's error. */
 void mount_watch_report(struct kj_err *err);

@@ -30,9 +30,9 @@
 static int killed_fail(const char *name, struct kj_err *err)
 {
 	return kj_fail(err, "session", 0,
-		       "kjail rm it and create it again; do not delete or replace such a path on "
-		       "the host while a session uses it",
-		       "session '%s' was killed: the host removed or replaced a path it had "
+		       "kjail rm it and create it again; do not delete, replace or rename such a "
+		       "path on the host while a session uses it",
+		       "session '%s' was killed: the host removed, replaced or renamed a path it had "
 		       "masked or bound (a credential file saved by rename, .git/config, the "
 		       "workspace)",
 		       name);

@@ -205,18 +205,21 @@ __attribute__((noreturn)) static void supervise_session(const struct kj_config *
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	{
-		/* [2]: the host took a mask or bind away (runtime/mount_watch.c):
-		 * the session ends before any exec can see what it hid. */
-		struct pollfd pfd[3] = {{.fd = sb.pidfd, .events = POLLIN},
+		/* [2], [3]: the host took a mask or bind away, or renamed
+		 * one (runtime/mount_watch.c): the session ends before any
+		 * exec can see what it hid. */
+		struct pollfd pfd[4] = {{.fd = sb.pidfd, .events = POLLIN},
 					{.fd = signalfd(-1, &set, SFD_CLOEXEC), .events = POLLIN},
-					{.fd = sb.mounts.fd, .events = POLLPRI}};
-		while (poll(pfd, 3, pfd[2].fd >= 0 ? mount_watch_wait_ms(&sb.mounts) : -1) >= 0 &&
+					{.fd = sb.mounts.fd, .events = POLLPRI},
+					{.fd = sb.mounts.renames, .events = POLLIN}};
+		while (poll(pfd, 4, pfd[2].fd >= 0 ? mount_watch_wait_ms(&sb.mounts) : -1) >= 0 &&
 		       !pfd[0].revents) {
 			if (pfd[1].revents)
 				sandbox_kill(&sb);
-			if (pfd[2].fd >= 0 && mount_watch_lost(&sb.mounts, pfd[2].revents)) {
+			if (pfd[2].fd >= 0 &&
+			    mount_watch_lost(&sb.mounts, pfd[2].revents, pfd[3].revents)) {
 				sandbox_kill(&sb);
-				pfd[2].fd = -1;
+				pfd[2].fd = pfd[3].fd = -1;
 				killed = true;
 			}
 		}

@@ -15,7 +15,7 @@
 #include "runtime/signals.h"
 #include "runtime/validate.h"
 
-enum { P_CHILD, P_SIGNAL, P_TIMER, P_MOUNTS, P_RELAY };
+enum { P_CHILD, P_SIGNAL, P_TIMER, P_MOUNTS, P_RENAMES, P_RELAY };
 
 static void arm(int tfd, uint64_t ms)
 {
@@ -89,6 +89,7 @@ int supervise(struct sandbox *sb)
 	pfd[P_SIGNAL] = (struct pollfd){.fd = sfd, .events = POLLIN};
 	pfd[P_TIMER] = (struct pollfd){.fd = tfd, .events = POLLIN};
 	pfd[P_MOUNTS] = (struct pollfd){.fd = sb->mounts.fd, .events = POLLPRI};
+	pfd[P_RENAMES] = (struct pollfd){.fd = sb->mounts.renames, .events = POLLIN};
 
 	for (;;) {
 		bool relays_open = false;
@@ -121,14 +122,18 @@ int supervise(struct sandbox *sb)
 			if (waitid(P_PIDFD, (id_t)sb->pidfd, &si, WEXITED) == 0)
 				exited = true;
 			pfd[P_CHILD].fd = -1;
+			/* No more watching: a rename event left unread
+			 * would wake every poll. */
+			pfd[P_RENAMES].fd = -1;
 		}
 		/* The host took a mask or bind away (runtime/mount_watch.c):
 		 * the sandbox must not go on seeing what it hid. */
 		if (!exited && pfd[P_MOUNTS].fd >= 0 &&
-		    mount_watch_lost(&sb->mounts, pfd[P_MOUNTS].revents)) {
+		    mount_watch_lost(&sb->mounts, pfd[P_MOUNTS].revents,
+				     pfd[P_RENAMES].revents)) {
 			sb->mounts_lost = true;
 			(void)syscall(SYS_pidfd_send_signal, sb->pidfd, SIGKILL, NULL, 0);
-			pfd[P_MOUNTS].fd = -1;
+			pfd[P_MOUNTS].fd = pfd[P_RENAMES].fd = -1;
 		}
 		if (pfd[P_SIGNAL].revents) {
 			struct signalfd_siginfo ssi;

@@ -16,7 +16,7 @@ trap 'rm -rf "$H"; _cleanup' EXIT
 chmod 755 "$H"
 [ "$KJ_AS" = user ] && chown "$KJ_USER" "$H"
 export KJ_HOME=$H
-MSG='^kjail: mounts: the host removed or replaced a path the sandbox had masked or bound .*: its mount was gone, so the sandbox was killed at once \(run it again; .*\)$'
+MSG='^kjail: mounts: the host removed, replaced or renamed a path the sandbox had masked or bound .*: its mount was gone or moved, so the sandbox was killed at once \(run it again; .*\)$'
 
 # bg_run SCRIPT: kjail exec as the caller, in the background, running
 # SCRIPT, which touches $WS/.ready once it runs and waits for $WS/.go;
@@ -200,7 +200,7 @@ settles 10 test -e "$WS/.running"
 replace "$H/.git-credentials" "NEW-SESSION-SECRET"
 wait "$running"
 rrc=$?
-like "$rrc:$(cat "$T/running.err")" "^125:kjail: session: session '$S' was killed: the host removed or replaced a path .*" \
+like "$rrc:$(cat "$T/running.err")" "^125:kjail: session: session '$S' was killed: the host removed, replaced or renamed a path .*" \
 	session_killed_running_exec_says_why
 # session_stopped: the supervisor has killed it (or the exec below could
 # come first, while it is being killed, and fail for another reason).
@@ -211,7 +211,7 @@ session_stopped() {
 ok session_stopped_after_host_replaced_credential settles 10 session_stopped
 HOME=$H kj exec -s "$S" -- sh -c 'cat ~/.git-credentials; echo read'
 unlike "$out" "SECRET|read" session_credential_replaced_never_read
-like "$rc:$err" "^125:kjail: session: session '$S' was killed: the host removed or replaced a path it had masked or bound .* \(kjail rm it and create it again; .*\)$" \
+like "$rc:$err" "^125:kjail: session: session '$S' was killed: the host removed, replaced or renamed a path it had masked or bound .* \(kjail rm it and create it again; .*\)$" \
 	session_killed_exec_says_why
 HOME=$H kj ls
 like "$out" "$S +killed" session_killed_listed_as_killed

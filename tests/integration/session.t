@@ -432,7 +432,7 @@ mkdir "$VWS/gone" && chown "$KJ_UID" "$VWS/gone"
 (cd "$VWS/gone" && kj create $CREATE_ARGS "$S-rm2")
 rm -rf "$VWS/gone" && mkdir "$VWS/gone" && chown "$KJ_UID" "$VWS/gone"
 kj exec -s "$S-rm2" -- sh -c 'echo x > f; echo ran'
-like "$rc:$out:$err" "^125::kjail: session: ($VWS/gone was removed or renamed on the host after the session was made|session '$S-rm2' was killed: the host removed or replaced a path it had masked or bound)" \
+like "$rc:$out:$err" "^125::kjail: session: ($VWS/gone was removed or renamed on the host after the session was made|session '$S-rm2' was killed: the host removed, replaced or renamed a path it had masked or bound)" \
 	removed_workspace_outside_tmp_exec_refused
 kj rm "$S-rm2"
 mkdir "$VWS/mv" && chown "$KJ_UID" "$VWS/mv"
