@@ -56,8 +56,7 @@ like "$err" "$MSG" credential_replaced_on_host_says_why
 unlike "$out" "SECRET|read" credential_replaced_on_host_new_secret_never_read
 
 # The same for a masked directory removed and made again. (One renamed
-# away keeps its mount, on its new name, and is not seen: the README says
-# so under "What is not isolated".)
+# away: below, "renamed on the host".)
 mkdir -p "$H/.aws" && echo "OLD-AWS" >"$H/.aws/credentials"
 bg_run 'cat ~/.aws/credentials; echo read'
 rm -rf "$H/.aws" && mkdir "$H/.aws" && echo "NEW-AWS" >"$H/.aws/credentials"
@@ -77,6 +76,82 @@ bg_end
 is "$rc:$out" "125:" host_git_config_rewrite_run_killed
 is "$(as_caller git -C "$WS" config --get core.fsmonitor)" "" host_git_config_rewrite_nothing_planted
 rm -rf "$WS/.git"
+
+# ------------------------------------------ renamed on the host
+# A rename moves no mount: the mount goes along to the new name, and the
+# old name, free, shows what the host makes there next. kjail watches each
+# host entry it mounts on, and every directory above a mask on the same
+# mount, for a rename (inotify). Each of these ran to the end, exit 0,
+# with a sandbox that only watched the mount table.
+# .git/hooks renamed away and made again: the command would plant a hook
+# the host's next git runs.
+as_caller git init -q "$WS"
+bg_run "echo 'touch $WS/PWNED' >$WS/.git/hooks/pre-commit && echo planted"
+mv "$WS/.git/hooks" "$WS/.git/hooks.old" && as_caller mkdir "$WS/.git/hooks"
+bg_end
+is "$rc:$out" "125:" hooks_renamed_on_host_run_killed
+like "$err" "$MSG" hooks_renamed_on_host_says_why
+ok hooks_renamed_on_host_nothing_planted test ! -e "$WS/.git/hooks/pre-commit"
+# .git itself (held in place by a bind onto itself, which the host's
+# rename takes along) renamed and made again.
+bg_run "echo 'touch $WS/PWNED' >$WS/.git/hooks/pre-commit && echo planted"
+mv "$WS/.git" "$WS/.git.old" && as_caller git init -q "$WS"
+bg_end
+is "$rc:$out" "125:" git_dir_renamed_on_host_run_killed
+ok git_dir_renamed_on_host_nothing_planted test ! -e "$WS/.git/hooks/pre-commit"
+# A rename elsewhere in .git or the workspace is no loss.
+bg_run 'echo ran'
+mv "$WS/.git/info" "$WS/.git/info.x" && mv "$WS/.git/info.x" "$WS/.git/info"
+as_caller mkdir "$WS/sub" && mv "$WS/sub" "$WS/sub2"
+bg_end
+is "$rc:$out:$err" "0:ran:" other_renames_in_workspace_run_goes_on
+rm -rf "$WS/.git" "$WS/.git.old" "$WS/sub2"
+# as_caller_mkdir DIR...: made as the caller, as the caller's own are.
+as_caller_mkdir() { mkdir -p "$@" && { [ "$KJ_AS" != user ] || chown -R "$KJ_USER" "$@"; }; }
+# A masked directory renamed away and made again.
+as_caller_mkdir "$H/.aws" && echo "OLD-AWS" >"$H/.aws/credentials"
+bg_run 'cat ~/.aws/credentials; echo read'
+mv "$H/.aws" "$H/.aws.old" && as_caller_mkdir "$H/.aws" && echo "NEW-AWS" >"$H/.aws/credentials"
+bg_end
+is "$rc:$out" "125:" masked_directory_renamed_on_host_run_killed
+like "$err" "$MSG" masked_directory_renamed_on_host_says_why
+rm -rf "$H/.aws" "$H/.aws.old"
+# A directory above a mask: ~/.config renamed, then ~/.config/gh anew.
+as_caller_mkdir "$H/.config/gh" && echo "OLD-GH" >"$H/.config/gh/hosts.yml"
+bg_run 'cat ~/.config/gh/hosts.yml; echo read'
+mv "$H/.config" "$H/.config.old" && as_caller_mkdir "$H/.config/gh" &&
+	echo "NEW-GH" >"$H/.config/gh/hosts.yml"
+bg_end
+is "$rc:$out" "125:" directory_above_mask_renamed_on_host_run_killed
+rm -rf "$H/.config" "$H/.config.old"
+# A masked file kept as a backup by rename, as Emacs does, and written anew.
+echo "OLD-NETRC" >"$H/.netrc"
+bg_run 'cat ~/.netrc; echo read'
+mv "$H/.netrc" "$H/.netrc~" && echo "NEW-NETRC" >"$H/.netrc"
+bg_end
+is "$rc:$out" "125:" masked_file_renamed_on_host_run_killed
+rm -f "$H/.netrc" "$H/.netrc~"
+# No inotify instance left for the caller (fs.inotify.max_user_instances,
+# per user): kjail cannot watch for a rename, and does not run. Only as
+# the unprivileged test user: taking all of root's would fail the host's
+# own daemons.
+if [ "$KJ_AS" = user ]; then
+	mkfifo "$T/hog.in"
+	as_caller "$PROBES/inotify_hog" <"$T/hog.in" >"$T/hog.out" &
+	hog=$!
+	exec 7>"$T/hog.in"
+	settles 10 test -s "$T/hog.out"
+	like "$(cat "$T/hog.out")" '^[0-9]+$' inotify_instances_all_taken
+	# shellcheck disable=SC2086
+	out=$(cd "$WS" && HOME=$H as_caller "$KJAIL" exec $KJ_EXEC_ARGS -- echo ran 2>"$T/hog.err" </dev/null)
+	rc=$?
+	err=$(grep -v 'not enforced' "$T/hog.err")
+	exec 7>&-
+	wait "$hog"
+	is "$rc:$out" "125:" no_inotify_instance_left_run_refused
+	like "$err" "^kjail: mounts: watch the paths kjail masked or bound for a rename on the host: Too many open files \(each running sandbox and session holds an inotify instance: .*fs.inotify.max_user_instances.*\)$" \
+		no_inotify_instance_left_says_why
+fi
 
 # ------------------------------------------ what the command cannot read
 # A mask over a file the command could not read anyway (root's, 0600:
@@ -216,6 +291,19 @@ like "$rc:$err" "^125:kjail: session: session '$S' was killed: the host removed,
 HOME=$H kj ls
 like "$out" "$S +killed" session_killed_listed_as_killed
 as_caller "$KJAIL" rm "$S" >/dev/null 2>&1
+
+# A masked directory renamed on the host ends the session too.
+as_caller_mkdir "$H/.aws" && echo "OLD-AWS" >"$H/.aws/credentials"
+HOME=$H kj create $CREATE_ARGS "$S"
+expect_rc session_created_for_rename 0
+mv "$H/.aws" "$H/.aws.old" && as_caller_mkdir "$H/.aws" && echo "NEW-AWS" >"$H/.aws/credentials"
+ok session_stopped_after_host_renamed_mask settles 10 session_stopped
+HOME=$H kj exec -s "$S" -- sh -c 'cat ~/.aws/credentials; echo read'
+unlike "$out" "AWS|read" session_renamed_mask_never_read
+like "$rc:$err" "^125:kjail: session: session '$S' was killed: the host removed, replaced or renamed a path it had masked or bound" \
+	session_renamed_mask_exec_says_why
+as_caller "$KJAIL" rm "$S" >/dev/null 2>&1
+rm -rf "$H/.aws" "$H/.aws.old"
 
 # A host mount's copy removed: the session goes on.
 host_mount "$H/session-fixture"
