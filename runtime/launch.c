@@ -169,11 +169,19 @@ static int await_setup(struct sandbox *sb, struct kj_err *err)
 		/* Once, after the last mount (runtime/mount_watch.c): the
 		 * rename watch, then the table. */
 		if (t == CHANNEL_RENAMES) {
-			mount_watch_renames(&sb->mounts, fd);
+			/* Held here until the table comes (released with
+			 * the sandbox if it does not). */
+			if (sb->mounts.renames >= 0)
+				close(sb->mounts.renames);
+			sb->mounts.renames = fd;
 			continue;
 		}
 		if (t == CHANNEL_MOUNTS) {
-			if (mount_watch_arm(&sb->mounts, fd, &made))
+			int renames = sb->mounts.renames;
+
+			sb->mounts.renames = -1;
+			mount_watch_close(&sb->mounts);
+			if (mount_watch_arm(&sb->mounts, fd, renames, &made))
 				return kj_fail(err, "mounts", ENOMEM, NULL,
 					       "keep the list of the sandbox's mounts");
 			continue;
@@ -314,7 +322,8 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 		stdio_restore(&sb->io);
 		abandon(sb);
 		sandbox_release(sb);
-		return kj_fail(err, "mounts", EPROTO, "retry", "receive the sandbox's mount table and rename watch");
+		return kj_fail(err, "mounts", EPROTO, "retry",
+			       "receive the sandbox's mount table and rename watch");
 	}
 	proxy_commit_log(sb->proxy);
 	close(sb->chan[0]);

@@ -279,19 +279,8 @@ static int id_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void mount_watch_renames(struct mount_watch *w, int fd)
+int mount_watch_arm(struct mount_watch *w, int fd, int renames, const struct channel_mounts *m)
 {
-	if (w->renames >= 0)
-		close(w->renames);
-	w->renames = fd;
-}
-
-int mount_watch_arm(struct mount_watch *w, int fd, const struct channel_mounts *m)
-{
-	int renames = w->renames;
-
-	w->renames = -1;
-	mount_watch_close(w);
 	/* No list (there is always the root): every mount, fail closed. */
 	*w = (struct mount_watch){.fd = fd,
 				  .renames = renames,

@@ -39,11 +39,10 @@ void mount_watch_parents(int fd);
  * (CHANNEL_RENAMES), then open its own mount table and pass it
  * (CHANNEL_MOUNTS) with the mounts noted. */
 int mount_watch_send(int chan, struct kj_err *err);
-/* Parent: take over the rename watch the child sent (before the table). */
-void mount_watch_renames(struct mount_watch *w, int fd);
-/* Parent: watch the table the child sent (fd, taken over) for the mounts
- * it listed. 0, or -ENOMEM (fd closed). */
-int mount_watch_arm(struct mount_watch *w, int fd, const struct channel_mounts *m);
+/* Parent: watch the table the child sent (fd) for the mounts it listed,
+ * and the rename watch it sent before (renames, -1: none); both taken
+ * over. 0, or -ENOMEM (both closed). */
+int mount_watch_arm(struct mount_watch *w, int fd, int renames, const struct channel_mounts *m);
 /* The poll timeout the watch needs: ms until the mounts it started with
  * are read, or -1. */
 int mount_watch_wait_ms(const struct mount_watch *w);

@@ -29,13 +29,14 @@
  * its record says "killed"). */
 static int killed_fail(const char *name, struct kj_err *err)
 {
-	return kj_fail(err, "session", 0,
-		       "kjail rm it and create it again; do not delete, replace or rename such a "
-		       "path on the host while a session uses it",
-		       "session '%s' was killed: the host removed, replaced or renamed a path it had "
-		       "masked or bound (a credential file saved by rename, .git/config, the "
-		       "workspace)",
-		       name);
+	return kj_fail(
+		err, "session", 0,
+		"kjail rm it and create it again; do not delete, replace or rename such a "
+		"path on the host while a session uses it",
+		"session '%s' was killed: the host removed, replaced or renamed a path it had "
+		"masked or bound (a credential file saved by rename, .git/config, the "
+		"workspace)",
+		name);
 }
 
 /* The session under a running exec ended: killed for a mount, its record

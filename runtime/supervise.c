@@ -129,8 +129,7 @@ int supervise(struct sandbox *sb)
 		/* The host took a mask or bind away (runtime/mount_watch.c):
 		 * the sandbox must not go on seeing what it hid. */
 		if (!exited && pfd[P_MOUNTS].fd >= 0 &&
-		    mount_watch_lost(&sb->mounts, pfd[P_MOUNTS].revents,
-				     pfd[P_RENAMES].revents)) {
+		    mount_watch_lost(&sb->mounts, pfd[P_MOUNTS].revents, pfd[P_RENAMES].revents)) {
 			sb->mounts_lost = true;
 			(void)syscall(SYS_pidfd_send_signal, sb->pidfd, SIGKILL, NULL, 0);
 			pfd[P_MOUNTS].fd = pfd[P_RENAMES].fd = -1;

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime/channel.h"
@@ -43,7 +45,7 @@ static struct mount_watch armed(const uint32_t *ids, uint32_t count, bool all)
 	m.all = all;
 	if (count)
 		memcpy(m.id, ids, count * sizeof(*ids));
-	if (mount_watch_arm(&w, dup(tfd), &m))
+	if (mount_watch_arm(&w, dup(tfd), -1, &m))
 		perror("arm");
 	return w;
 }
@@ -61,33 +63,33 @@ int main(void)
 	/* Nothing read before it is due, and nothing lost. */
 	set_table(ROOT MASK WS COPY);
 	w = armed(kjails, 4, false);
-	ok(!mount_watch_lost(&w, 0) && !w.base, "not_read_before_due", NULL);
+	ok(!mount_watch_lost(&w, 0, 0) && !w.base, "not_read_before_due", NULL);
 	ok(mount_watch_wait_ms(&w) >= 0 && mount_watch_wait_ms(&w) <= 25, "waits_up_to_25_ms",
 	   NULL);
 	/* A change before it is due: read then, nothing of kjail's gone. */
 	set_table(ROOT MASK WS);
-	ok(!mount_watch_lost(&w, POLLPRI) && w.base, "early_change_takes_the_baseline", NULL);
+	ok(!mount_watch_lost(&w, POLLPRI, 0) && w.base, "early_change_takes_the_baseline", NULL);
 	ok(mount_watch_wait_ms(&w) == -1, "no_timeout_after_the_baseline", NULL);
 	/* A host mount's copy is not kjail's: gone, nothing lost. */
 	set_table(ROOT MASK WS COPY);
 	mount_watch_close(&w);
 	w = armed(kjails, 4, false);
 	w.due_ms = 0;
-	ok(!mount_watch_lost(&w, 0) && w.base, "baseline_when_due", NULL);
+	ok(!mount_watch_lost(&w, 0, 0) && w.base, "baseline_when_due", NULL);
 	set_table(ROOT MASK WS);
-	ok(!mount_watch_lost(&w, POLLPRI), "host_copy_gone_not_lost", NULL);
+	ok(!mount_watch_lost(&w, POLLPRI, 0), "host_copy_gone_not_lost", NULL);
 	/* A mount that comes is no loss. */
 	set_table(ROOT MASK WS "40 20 0:50 / /net/home ro - nfs4 srv:/ rw\n");
-	ok(!mount_watch_lost(&w, POLLPRI), "mount_added_not_lost", NULL);
+	ok(!mount_watch_lost(&w, POLLPRI, 0), "mount_added_not_lost", NULL);
 	/* The mask gone: lost. */
 	set_table(ROOT WS);
-	ok(mount_watch_lost(&w, POLLPRI), "mask_gone_lost", NULL);
+	ok(mount_watch_lost(&w, POLLPRI, 0), "mask_gone_lost", NULL);
 	/* Its id given again to another mount: still lost. */
 	set_table(ROOT WS "31 20 0:61 / /root/.git-credentials ro - tmpfs x rw\n");
-	ok(mount_watch_lost(&w, POLLPRI), "mask_id_reused_lost", NULL);
+	ok(mount_watch_lost(&w, POLLPRI, 0), "mask_id_reused_lost", NULL);
 	/* The mask moved (its point renamed): lost. */
 	set_table(ROOT WS "31 20 0:5 /null /root/.git-credentials.old ro - devtmpfs udev rw\n");
-	ok(mount_watch_lost(&w, POLLPRI), "mask_point_changed_lost", NULL);
+	ok(mount_watch_lost(&w, POLLPRI, 0), "mask_point_changed_lost", NULL);
 	mount_watch_close(&w);
 
 	/* kjail's mask on a host mount's copy: gone with the copy (its
@@ -99,35 +101,35 @@ int main(void)
 
 		set_table(ROOT MASK WS COPY ON_COPY GITCFG);
 		w = armed(more, 5, false);
-		ok(!mount_watch_lost(&w, POLLPRI), "nested_baseline", NULL);
+		ok(!mount_watch_lost(&w, POLLPRI, 0), "nested_baseline", NULL);
 		set_table(ROOT MASK WS GITCFG);
-		ok(!mount_watch_lost(&w, POLLPRI), "mask_gone_with_host_copy_not_lost", NULL);
+		ok(!mount_watch_lost(&w, POLLPRI, 0), "mask_gone_with_host_copy_not_lost", NULL);
 		set_table(ROOT MASK WS COPY GITCFG);
-		ok(mount_watch_lost(&w, POLLPRI), "mask_on_host_copy_gone_alone_lost", NULL);
+		ok(mount_watch_lost(&w, POLLPRI, 0), "mask_on_host_copy_gone_alone_lost", NULL);
 		set_table(ROOT MASK COPY ON_COPY);
-		ok(mount_watch_lost(&w, POLLPRI), "workspace_gone_with_its_binds_lost", NULL);
+		ok(mount_watch_lost(&w, POLLPRI, 0), "workspace_gone_with_its_binds_lost", NULL);
 		set_table(ROOT MASK WS COPY ON_COPY);
-		ok(mount_watch_lost(&w, POLLPRI), "git_config_bind_gone_lost", NULL);
+		ok(mount_watch_lost(&w, POLLPRI, 0), "git_config_bind_gone_lost", NULL);
 		mount_watch_close(&w);
 	}
 
 	/* One of kjail's already gone when the baseline is read: lost. */
 	set_table(ROOT WS COPY);
 	w = armed(kjails, 4, false);
-	ok(mount_watch_lost(&w, POLLPRI), "kjails_mount_gone_before_baseline_lost", NULL);
+	ok(mount_watch_lost(&w, POLLPRI, 0), "kjails_mount_gone_before_baseline_lost", NULL);
 	mount_watch_close(&w);
 
 	/* More than the child could list: every mount counts, and a change
 	 * before the baseline cannot be told from a loss. */
 	set_table(ROOT MASK WS COPY);
 	w = armed(NULL, 0, true);
-	ok(mount_watch_lost(&w, POLLPRI), "all_early_change_lost", NULL);
+	ok(mount_watch_lost(&w, POLLPRI, 0), "all_early_change_lost", NULL);
 	mount_watch_close(&w);
 	w = armed(NULL, 0, true);
 	w.due_ms = 0;
-	ok(!mount_watch_lost(&w, 0), "all_baseline_when_due", NULL);
+	ok(!mount_watch_lost(&w, 0, 0), "all_baseline_when_due", NULL);
 	set_table(ROOT MASK WS);
-	ok(mount_watch_lost(&w, POLLPRI), "all_host_copy_gone_lost", NULL);
+	ok(mount_watch_lost(&w, POLLPRI, 0), "all_host_copy_gone_lost", NULL);
 	mount_watch_close(&w);
 	/* No list at all is every mount too (fail closed). */
 	w = armed(NULL, 0, false);
@@ -160,8 +162,49 @@ int main(void)
 		(void)!channel_msg_send(sp[1], junk, sizeof(junk), tfd);
 		ok(channel_recv(sp[0], &err, &fd, &in) == -EPROTO && fd == -1,
 		   "mounts_count_past_what_came_refused", NULL);
+		/* The rename watch: an fd, nothing else; one without is refused. */
+		ok(channel_send_renames(sp[1], tfd) == 0 &&
+			   channel_recv(sp[0], &err, &fd, &in) == CHANNEL_RENAMES && fd >= 0,
+		   "renames_received", NULL);
+		if (fd >= 0)
+			close(fd);
+		junk[0] = CHANNEL_RENAMES;
+		(void)!send(sp[1], junk, 4, 0);
+		ok(channel_recv(sp[0], &err, &fd, &in) == -EPROTO && fd == -1,
+		   "renames_without_fd_refused", NULL);
 		close(sp[0]);
 		close(sp[1]);
+	}
+	{
+		/* A watched entry renamed is lost; one removed is the mount
+		 * table's to judge (its watch goes with an IN_IGNORED). */
+		char dir[] = "/tmp/kjail-rename-test.XXXXXX", a[64], b[64], c[64];
+		uint32_t ids[] = {20};
+		int ino;
+
+		if (!mkdtemp(dir))
+			return perror("mkdtemp"), 1;
+		snprintf(a, sizeof(a), "%s/a", dir);
+		snprintf(b, sizeof(b), "%s/b", dir);
+		snprintf(c, sizeof(c), "%s/c", dir);
+		set_table(ROOT);
+		ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+		if (ino < 0 || mkdir(a, 0700) || mkdir(c, 0700) ||
+		    inotify_add_watch(ino, a, IN_MOVE_SELF) < 0 ||
+		    inotify_add_watch(ino, c, IN_MOVE_SELF) < 0)
+			return perror("inotify"), 1;
+		if (mount_watch_arm(&w, dup(tfd), ino,
+				    &(struct channel_mounts){.n = 1, .id = {ids[0]}}))
+			return perror("arm"), 1;
+		w.due_ms = 0;
+		ok(!mount_watch_lost(&w, 0, 0) && w.base, "renames_baseline", NULL);
+		rmdir(c);
+		ok(!mount_watch_lost(&w, 0, POLLIN), "watched_entry_removed_not_a_rename", NULL);
+		ok(rename(a, b) == 0 && mount_watch_lost(&w, 0, POLLIN),
+		   "watched_entry_renamed_lost", NULL);
+		mount_watch_close(&w);
+		rmdir(b);
+		rmdir(dir);
 	}
 	printf("1..%d\n", n);
 	return failed != 0;
