@@ -55,13 +55,15 @@
  * (~, ~/.config), and passes that watch to kjail too: any of them renamed
  * is a mount lost. The command cannot rename one itself (each is a mount
  * point in its namespace, EBUSY) nor any directory above a mask (the
- * root is read-only). Not watched: entries of the file systems kjail made
- * (its /dev, /tmp, /run: no host process reaches them), a mount root
- * (the host cannot rename one of its own mount points), and an entry the
- * setup cannot read (inotify needs read access; the command, with the
- * same uid and no capability, cannot read it either). A rename between
- * setup's lookup of a path and its watch (microseconds, before COMMAND
- * starts) is not seen. */
+ * root is read-only; in a writable bind they are held in place,
+ * mounts/binds.c: pin_parents). Not watched: entries of the file systems
+ * kjail made (its /dev, /tmp, /run: no host process reaches them), a
+ * mount root (the host cannot rename one of its own mount points), and
+ * an entry the setup cannot read (inotify needs read access): a file the
+ * command cannot read either, or a directory it may only search (mode
+ * 0711), whose rename on the host is not seen. A rename between setup's
+ * lookup of a path and its watch (microseconds, before COMMAND starts)
+ * is not seen either. */
 #include "runtime/mount_watch.h"
 
 #include <errno.h>
