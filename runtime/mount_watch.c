@@ -231,6 +231,17 @@ void mount_watch_parents(int fd)
 		close(up);
 }
 
+/* What to do about errno e from inotify (NULL: the usual fix). */
+static const char *renames_fix(int e)
+{
+	if (e == EMFILE || e == ENOSPC)
+		return "each running sandbox and session holds an inotify instance: end sessions "
+		       "not in use, or raise fs.inotify.max_user_instances (and max_user_watches)";
+	if (e == ESTALE)
+		return "a masked file was moved on the host during the setup; retry";
+	return NULL;
+}
+
 /* The rename watch, made if no entry needed one (the parent expects it). */
 static int send_renames(int chan, struct kj_err *err)
 {
@@ -240,12 +251,7 @@ static int send_renames(int chan, struct kj_err *err)
 	    (watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0)
 		renames_errno = errno;
 	if (renames_errno)
-		return kj_fail(err, "mounts", renames_errno,
-			       renames_errno == EMFILE || renames_errno == ENOSPC
-				       ? "each running sandbox and session holds an inotify "
-					 "instance: end sessions not in use, or raise "
-					 "fs.inotify.max_user_instances (and max_user_watches)"
-				       : NULL,
+		return kj_fail(err, "mounts", renames_errno, renames_fix(renames_errno),
 			       "watch the paths kjail masked or bound for a rename on the host");
 	rc = channel_send_renames(chan, watch_fd);
 	close(watch_fd);
