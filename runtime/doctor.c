@@ -7,6 +7,7 @@
 #include "runtime/sandbox.h"
 #include "runtime/stdio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <seccomp.h>
@@ -18,6 +19,7 @@
 #include <strings.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -280,6 +282,84 @@ static void check_core_dumps(struct report *r, const struct kj_config *cfg)
 	set(c->detail, sizeof(c->detail),
 	    "none: RLIMIT_CORE pinned at 1 byte, so no crash inside reaches the host's handler or writes a file (core_pattern %s)",
 	    pattern);
+}
+
+/* fd names an inotify instance. */
+static bool is_inotify(int dirfd, const char *name)
+{
+	char link[32];
+	ssize_t n = readlinkat(dirfd, name, link, sizeof(link) - 1);
+
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	return !strcmp(link, "anon_inode:inotify");
+}
+
+/* The inotify instances the processes running as uid hold; *hidden: how
+ * many of those processes' fds could not be read. */
+static long inotify_in_use(uid_t uid, long *hidden)
+{
+	DIR *proc = opendir("/proc"), *fds;
+	struct dirent *p, *f;
+	long used = 0;
+
+	*hidden = 0;
+	while (proc && (p = readdir(proc))) {
+		char path[sizeof(p->d_name) + 16];
+		struct stat st;
+
+		if (p->d_name[0] < '1' || p->d_name[0] > '9' ||
+		    fstatat(dirfd(proc), p->d_name, &st, 0) < 0 || st.st_uid != uid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		if (!(fds = opendir(path))) {
+			*hidden += errno != ENOENT; /* ENOENT: it just ended */
+			continue;
+		}
+		while ((f = readdir(fds)))
+			used += f->d_name[0] != '.' && is_inotify(dirfd(fds), f->d_name);
+		closedir(fds);
+	}
+	if (proc)
+		closedir(proc);
+	return used;
+}
+
+/* Each running sandbox and session holds an inotify instance, its watch
+ * for renames on the host (runtime/mount_watch.c), and the kernel counts
+ * them per user: with none left, kjail exits 125. */
+static void check_inotify(struct report *r, const struct kj_config *cfg)
+{
+	char limit_s[32];
+	long limit, used, hidden, left;
+	struct check *c;
+	char *end;
+
+	if (cfg->isolation == KJ_ISOLATION_NONE)
+		return; /* no mounts, no watch */
+	sysctl_read("/proc/sys/user/max_inotify_instances", limit_s, sizeof(limit_s));
+	limit = strtol(limit_s, &end, 10);
+	used = inotify_in_use(geteuid(), &hidden);
+	if (end == limit_s) {
+		c = add(r, "inotify", "info");
+		set(c->detail, sizeof(c->detail),
+		    "%ld instances in use by uid %u, limit unknown (no "
+		    "/proc/sys/user/max_inotify_instances); each running sandbox and session holds "
+		    "one",
+		    used, (unsigned)geteuid());
+		return;
+	}
+	left = limit - used;
+	c = add(r, "inotify", left <= 0 ? "fail" : left < 8 ? "warn" : "ok");
+	set(c->detail, sizeof(c->detail),
+	    "%ld of %ld instances in use by uid %u (fs.inotify.max_user_instances)%s; each running "
+	    "sandbox and session holds one, to see a masked or bound path renamed on the host",
+	    used, limit, (unsigned)geteuid(),
+	    hidden ? ", not counting processes whose fds cannot be read" : "");
+	if (left < 8)
+		set(c->fix, sizeof(c->fix),
+		    "end sessions not in use (kjail ls), or raise fs.inotify.max_user_instances");
 }
 
 /* What Landlock the run would get (landlock_plan(), as launch.c calls it). */
@@ -732,6 +812,7 @@ int doctor_run(int argc, char **argv)
 	check_landlock(&r, &cfg);
 	check_core_dumps(&r, &cfg);
 	check_cgroup(&r, &cfg);
+	check_inotify(&r, &cfg);
 	check_config(&r, &cfg, &src, rc, &err);
 	posture(&r, &cfg, &src);
 	verdict(&r, &cfg, rc, &err);

@@ -247,7 +247,13 @@ static int await_start(struct sandbox *sb, struct kj_err *err)
 int sandbox_run_host(const struct kj_config *given, struct kj_err *err)
 {
 	struct kj_config cfg = *given;
-	struct sandbox sb = {.cfg = &cfg, .chan = {-1, -1}, .ctl = {-1, -1}, .pidfd = -1};
+	/* No mounts, nothing to watch: fd 0 there was the caller's stdin,
+	 * read as a mount table (a pipe on stdin killed the run, 137). */
+	struct sandbox sb = {.cfg = &cfg,
+			     .chan = {-1, -1},
+			     .ctl = {-1, -1},
+			     .pidfd = -1,
+			     .mounts = {.fd = -1, .renames = -1}};
 	struct clone3_args args = {.flags = CLONE_PIDFD, .exit_signal = SIGCHLD};
 	pid_t parent = getpid();
 	int rc;

@@ -257,4 +257,26 @@ else
 fi
 KJAIL=$KJAIL_SAVED
 
+# ------------------------------------------------ inotify instances
+# Each running sandbox and session holds one, its watch for renames on
+# the host (runtime/mount_watch.c), and the kernel counts them per user:
+# doctor counts the caller's, and a session makes one more. (None left:
+# mount_watch.t.)
+in_use() { line inotify | sed -nE 's/.* ([0-9]+) of [0-9]+ instances in use by uid .*/\1/p'; }
+kj doctor --memory max --pids max
+like "$(line inotify)" "^(ok|warn) +inotify +[0-9]+ of [0-9]+ instances in use by uid $(as_caller id -u) \(fs\.inotify\.max_user_instances\)" \
+	doctor_inotify_counts_the_callers
+before=$(in_use)
+session_test_setup
+S=kjt-doctor-$$
+trap 'as_caller "$KJAIL" rm "$S" >/dev/null 2>&1; _cleanup' EXIT
+# shellcheck disable=SC2086
+kj create $CREATE_ARGS "$S"
+expect_rc doctor_inotify_session_created 0
+kj doctor --memory max --pids max
+during=$(in_use)
+kj rm "$S"
+kj doctor --memory max --pids max
+is "$before:$during:$(in_use)" "$before:$((before + 1)):$before" doctor_inotify_a_session_holds_one
+
 done_testing

@@ -143,6 +143,10 @@ if [ "$KJ_AS" = user ]; then
 	settles 10 test -s "$T/hog.out"
 	like "$(cat "$T/hog.out")" '^[0-9]+$' inotify_instances_all_taken
 	# shellcheck disable=SC2086
+	out=$(cd "$WS" && HOME=$H as_caller "$KJAIL" doctor $KJ_EXEC_ARGS </dev/null)
+	like "$(printf '%s\n' "$out" | grep -E '^[a-z]+ +inotify ')" "^fail +inotify +([0-9]+) of \1 instances in use by uid $(as_caller id -u) .*\(fix: end sessions not in use" \
+		no_inotify_instance_left_doctor_says_so
+	# shellcheck disable=SC2086
 	out=$(cd "$WS" && HOME=$H as_caller "$KJAIL" exec $KJ_EXEC_ARGS -- echo ran 2>"$T/hog.err" </dev/null)
 	rc=$?
 	err=$(grep -v 'not enforced' "$T/hog.err")

@@ -335,6 +335,12 @@ kj exec --profile host --quiet -- sh -c 'exit 7'
 is "$rc" 7 host_profile_passes_exit_status
 kj exec --profile host --quiet -- /nonexistent-command
 is "$rc" 127 host_profile_command_not_found_127
+# A pipe on stdin reaches COMMAND: the run has no mounts to watch (its
+# stdin was read as the mount table, and the run killed, 137).
+out=$(printf 'piped\n' | as_caller "$KJAIL" exec --profile host --quiet -- sh -c 'sleep 0.2; cat' 2>"$T/pipe.err")
+rc=$?
+err=$(grep -v 'not enforced' "$T/pipe.err")
+is "$rc:$out:$err" "0:piped:" host_profile_reads_piped_stdin
 kj exec --profile host --net none -- true
 like "$rc:$err" "^125:kjail: option: --isolation none shares the host's network, so --net none cannot hold" host_profile_with_net_none_refused
 kj exec --profile host --ro "$T/prof" -- true
