@@ -39,21 +39,28 @@ static int killed_fail(const char *name, struct kj_err *err)
 		name);
 }
 
-/* The session under a running exec ended: killed for a mount, its record
- * says so once its supervisor has put the sandbox away, a moment after
- * this exec's connection dropped (up to 2 s is waited for a "running"
- * record to change). */
-static int ended_fail(const char *name, struct kj_err *err)
+/* The session was killed for a mount: its record says so once its
+ * supervisor has put the sandbox away, a moment after its socket stopped
+ * answering (up to 2 s is waited for a "running" record to change while
+ * its supervisor lives). */
+static bool was_killed(const char *name)
 {
 	struct session_record rec;
 	struct kj_err ignored;
 
 	for (int i = 0; i < 200; i++) {
-		if (session_record_read(name, &rec, &ignored) || strcmp(rec.state, "running"))
+		if (session_record_read(name, &rec, &ignored) || strcmp(rec.state, "running") ||
+		    !session_supervisor_alive(&rec))
 			break;
 		usleep(10000);
 	}
-	if (session_record_read(name, &rec, &ignored) == 0 && !strcmp(rec.state, "killed"))
+	return session_record_read(name, &rec, &ignored) == 0 && !strcmp(rec.state, "killed");
+}
+
+/* The session under a running exec ended. */
+static int ended_fail(const char *name, struct kj_err *err)
+{
+	if (was_killed(name))
 		return killed_fail(name, err);
 	return kj_fail(err, "session", 0, "kjail ls shows its state", "session '%s' ended", name);
 }
@@ -79,11 +86,9 @@ int session_connect(const char *name, const struct timeval *limit, struct kj_err
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int e = errno;
 		close(fd);
-		struct session_record rec;
-		struct kj_err ignored;
-
-		if ((e == ENOENT || e == ECONNREFUSED) &&
-		    session_record_read(name, &rec, &ignored) == 0 && !strcmp(rec.state, "killed"))
+		/* Refused while being killed (an exec right after the host
+		 * renamed a mask): said as "killed", not "no session". */
+		if ((e == ENOENT || e == ECONNREFUSED) && was_killed(name))
 			return killed_fail(name, err);
 		if (e == ENOENT || e == ECONNREFUSED)
 			return kj_fail(err, "session", 0,
