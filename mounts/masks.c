@@ -154,7 +154,7 @@ int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
 	 * the mask along: watched too (runtime/mount_watch.c), looked up
 	 * before the mask covers the name. */
 	if (watch)
-		mount_watch_parents(fd);
+		mount_watch_parents(fd, S_ISDIR(st.st_mode));
 	rc = mask_onto(fd, S_ISDIR(st.st_mode), watch, path, err);
 	close(fd);
 	return rc;

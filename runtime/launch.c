@@ -227,7 +227,7 @@ int sandbox_start(struct sandbox *sb, const struct kj_config *cfg, int session_l
 			       .netgo = -1,
 			       .pidfd = -1,
 			       .proxy_fd = -1,
-			       .mounts = {.fd = -1, .renames = -1},
+			       .mounts = MOUNT_WATCH_NONE,
 			       .session_listen = session_listen};
 	/* A downgrade is the caller's to ask for, and said: a settings line
 	 * or a profile can set these as silently as a flag. */

@@ -253,7 +253,7 @@ int sandbox_run_host(const struct kj_config *given, struct kj_err *err)
 			     .chan = {-1, -1},
 			     .ctl = {-1, -1},
 			     .pidfd = -1,
-			     .mounts = {.fd = -1, .renames = -1}};
+			     .mounts = MOUNT_WATCH_NONE};
 	struct clone3_args args = {.flags = CLONE_PIDFD, .exit_signal = SIGCHLD};
 	pid_t parent = getpid();
 	int rc;

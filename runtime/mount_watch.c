@@ -206,19 +206,13 @@ static int parent_of_file(int fd)
 	return dfd;
 }
 
-void mount_watch_parents(int fd)
+void mount_watch_parents(int fd, bool is_dir)
 {
-	struct stat st;
 	int up;
 
 	if (renames_errno)
 		return;
-	if (fstat(fd, &st) < 0) {
-		renames_errno = errno;
-		return;
-	}
-	up = S_ISDIR(st.st_mode) ? openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)
-				 : parent_of_file(fd);
+	up = is_dir ? openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC) : parent_of_file(fd);
 	/* Up through "..", which stays on this mount short of its root. */
 	while (up >= 0 && watch_one(up, true) > 0) {
 		int next = openat(up, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -534,7 +528,7 @@ bool mount_watch_lost(struct mount_watch *w, short revents, short renamed)
 
 	if (w->fd < 0)
 		return false;
-	if (renamed && (w->renames < 0 || renamed_now(w->renames)))
+	if (renamed && renamed_now(w->renames))
 		return true;
 	if (!w->base)
 		return (changed || mono_ms() >= w->due_ms) && baseline(w, changed);
@@ -559,7 +553,7 @@ void mount_watch_close(struct mount_watch *w)
 		close(w->renames);
 	free(w->base);
 	free(w->ids);
-	*w = (struct mount_watch){.fd = -1, .renames = -1};
+	*w = MOUNT_WATCH_NONE;
 }
 
 void mount_watch_report(struct kj_err *err)

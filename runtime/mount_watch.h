@@ -20,6 +20,10 @@ struct mount_watch {
 	size_t base_len;
 };
 
+/* A watch of nothing (no mounts: --isolation none); every struct
+ * mount_watch starts so, as its fds are not 0 (stdin). */
+#define MOUNT_WATCH_NONE ((struct mount_watch){.fd = -1, .renames = -1})
+
 /* Setup child: note the mount mntfd names, just attached, as one of
  * kjail's own (mounts/mountapi.c's tree_attach, and the two other
  * attaches). */
@@ -32,9 +36,9 @@ void mount_watch_fresh(int mntfd);
  * entry there for a rename (inotify IN_MOVE_SELF). A failure is kept for
  * mount_watch_send. */
 void mount_watch_target(int targetfd);
-/* Setup child, for a mask: watch each directory above what fd names, on
- * the same mount, too (~ above ~/.ssh). */
-void mount_watch_parents(int fd);
+/* Setup child, for a mask: watch each directory above what fd names (a
+ * directory when is_dir), on the same mount, too (~ above ~/.ssh). */
+void mount_watch_parents(int fd, bool is_dir);
 /* Setup child, once its last mount is made: pass the rename watch
  * (CHANNEL_RENAMES), then open its own mount table and pass it
  * (CHANNEL_MOUNTS) with the mounts noted. */

@@ -34,8 +34,8 @@ static int killed_fail(const char *name, struct kj_err *err)
 		"kjail rm it and create it again; do not delete, replace or rename such a "
 		"path on the host while a session uses it",
 		"session '%s' was killed: the host removed, replaced or renamed a path it had "
-		"masked or bound (a credential file saved by rename, .git/config, the "
-		"workspace)",
+		"masked or bound (a credential file saved by rename, .git/config, .git/hooks, "
+		"the workspace)",
 		name);
 }
 
