@@ -262,7 +262,9 @@ for sig in INT TERM HUP QUIT USR1 USR2 ALRM PWR VTALRM PROF IO RTMIN+5 RTMAX-1; 
 	rm -f "$WS/ready" "$WS/got"
 	start_kj "$T/s.out" "$T/s.err" -- sh -c \
 		"trap 'echo $sig > got; exit 7' $sig; touch ready; while :; do sleep 0.1; done"
-	if wait_file "$WS/ready" 5; then
+	# 20 s: a start under TCG while the VM's other lane runs can take
+	# seconds (CI once saw RTMIN+5's run fail here, cause not shown).
+	if wait_file "$WS/ready" 20; then
 		sleep 0.3
 		kill -s "$sig" "$kjpid"
 		wait "$kjpid"
