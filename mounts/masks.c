@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -117,6 +118,52 @@ void mask_sources_release(void)
 	}
 }
 
+/* Who the command will run as, for command_may_reach: --user's ids, or
+ * (uid -1) the setup child's own, which are the caller's. */
+static uid_t reach_uid = (uid_t)-1;
+static gid_t reach_gid = (gid_t)-1;
+
+void masks_check_as(const struct kj_config *cfg)
+{
+	if (cfg->user_set) {
+		reach_uid = cfg->uid;
+		reach_gid = cfg->gid;
+	}
+}
+
+/* Could the command read fd (search it, a directory) if no mask hid it?
+ * The kernel decides, ACLs included: as the setup child itself, or for
+ * --user with its file-system ids switched to the user's for the one
+ * check (a file-system uid other than 0 also clears the file
+ * capabilities from the effective set; going back to 0 raises them
+ * again). The child keeps root's supplementary groups meanwhile, which
+ * --user's command will not have: they can only grant more, so at worst
+ * a mask is watched that need not be. If the switch does not take, it
+ * is watched too. */
+static bool command_may_reach(int fd, bool is_dir)
+{
+	bool as_user = reach_uid != (uid_t)-1 && reach_uid != 0;
+	int rc, e;
+
+	if (as_user) {
+		(void)setfsgid(reach_gid);
+		(void)setfsuid(reach_uid);
+		if ((uid_t)setfsuid((uid_t)-1) != reach_uid ||
+		    (gid_t)setfsgid((gid_t)-1) != reach_gid) {
+			(void)setfsuid(0);
+			(void)setfsgid(0);
+			return true;
+		}
+	}
+	rc = faccessat(fd, "", is_dir ? X_OK : R_OK, AT_EACCESS | AT_EMPTY_PATH);
+	e = errno;
+	if (as_user) {
+		(void)setfsuid(0);
+		(void)setfsgid(0);
+	}
+	return rc == 0 || e != EACCES; /* any other answer: reachable */
+}
+
 int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
 {
 	struct stat st;
@@ -144,12 +191,13 @@ int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
 	 * (search it, a directory) without the mask: the host replacing
 	 * /etc/shadow or /etc/sudoers (useradd, passwd and visudo save by
 	 * rename; dpkg does for a package's file) detaches the mask, and
-	 * killing every unprivileged sandbox for what its permissions still
-	 * hide helps no one. The setup child checks as the command will be:
-	 * the caller's ids in a user namespace (no capability over a file of
-	 * an unmapped owner), a root caller with every right (so watched). */
-	rc = faccessat(fd, "", S_ISDIR(st.st_mode) ? X_OK : R_OK, AT_EACCESS | AT_EMPTY_PATH);
-	watch = rc == 0 || errno != EACCES; /* any other answer: watched */
+	 * killing every unprivileged sandbox (or every --user one: a CI
+	 * runner's job, while the runner adds the next job's user) for what
+	 * its permissions still hide helps no one. The setup child checks as
+	 * the command will be: the caller's ids in a user namespace (no
+	 * capability over a file of an unmapped owner), a root caller with
+	 * every right (so watched), --user's ids. */
+	watch = command_may_reach(fd, S_ISDIR(st.st_mode));
 	/* A directory above it renamed on the host (`mv ~/.config x`) takes
 	 * the mask along: watched too (runtime/mount_watch.c), looked up
 	 * before the mask covers the name. */

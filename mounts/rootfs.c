@@ -235,6 +235,7 @@ int rootfs_build(const struct kj_config *cfg, bool cgroupfs, struct netns_job *n
 
 	for (size_t i = 0; i <= KJ_MAX_BINDS; i++)
 		bind_fds[i] = -1;
+	masks_check_as(cfg);
 
 	/* Nothing we mount may propagate back to the host, and nothing the
 	 * host mounts later may appear in the sandbox. */

@@ -53,6 +53,11 @@ int devnull_clone(struct kj_err *err);
  * there, or if only (an S_IF* type) is given and it is something else. */
 int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err);
 
+/* A mask is watched for the host replacing what it hides only if the
+ * command could read that (mask_path): with --user, as that user. Called
+ * once, before the first mask. */
+void masks_check_as(const struct kj_config *cfg);
+
 /* Mount a mask onto targetfd (an empty read-only directory if is_dir,
  * else /dev/null): the first of each kind is fresh, later ones clone it.
  * Watched (tree_attach) unless watch is false. mask_sources_release()

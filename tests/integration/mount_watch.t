@@ -21,18 +21,20 @@ MSG='^kjail: mounts: the host removed, replaced or renamed a path the sandbox ha
 # bg_run SCRIPT: kjail exec as the caller, in the background, running
 # SCRIPT, which touches $WS/.ready once it runs and waits for $WS/.go;
 # $bgpid is kjail's pid, its output in $T/bg.out and $T/bg.err.
+# The markers go to $BG (default $WS; a --user command needs its own).
 bg_run() {
-	rm -f "$WS/.ready" "$WS/.go"
+	local d=${BG:-$WS}
+	rm -f "$d/.ready" "$d/.go"
 	# shellcheck disable=SC2086
 	HOME=$H as_caller "$KJAIL" exec $KJ_EXEC_ARGS --timeout 60s -- sh -c \
-		"touch $WS/.ready; while [ ! -e $WS/.go ]; do sleep 0.05; done; sleep 1; $1" \
+		"touch $d/.ready; while [ ! -e $d/.go ]; do sleep 0.05; done; sleep 1; $1" \
 		>"$T/bg.out" 2>"$T/bg.err" </dev/null &
 	bgpid=$!
-	for _ in $(seq 600); do [ -e "$WS/.ready" ] && break; sleep 0.05; done
+	for _ in $(seq 600); do [ -e "$d/.ready" ] && break; sleep 0.05; done
 }
 # bg_end: let the command go on, wait for kjail; $out, $err, $rc.
 bg_end() {
-	touch "$WS/.go"
+	touch "${BG:-$WS}/.go"
 	wait "$bgpid"
 	rc=$?
 	out=$(cat "$T/bg.out")
@@ -175,6 +177,46 @@ else
 	is "$rc:$out" "125:" readable_masked_file_replaced_root_run_killed
 fi
 rm -f "$H/root-only"
+
+# The same with --user (root only): checked as that user, not with root's
+# rights. A CI runner's job run as its own uid was killed whenever the
+# host saved /etc/shadow (useradd for the next job's user). One the user
+# can read (0644) is watched: killed.
+if [ "$KJ_AS" != user ]; then
+	BG=$H/uws && mkdir "$BG" && chown "$KJ_USER" "$BG"
+	for mode in 600 644; do
+		printf 'OLD\n' >"$H/root-only" && chmod $mode "$H/root-only"
+		KJ_EXEC_ARGS="$saved --user $KJ_USER --workspace $BG --mask $H/root-only"
+		bg_run 'echo ran'
+		KJ_EXEC_ARGS=$saved
+		printf 'NEW\n' >"$H/root-only.new" && chmod $mode "$H/root-only.new" &&
+			mv -f "$H/root-only.new" "$H/root-only"
+		bg_end
+		if [ $mode = 600 ]; then
+			is "$rc:$out:$err" "0:ran:" user_option_unreadable_masked_file_replaced_run_goes_on
+		else
+			is "$rc:$out" "125:" user_option_readable_masked_file_replaced_run_killed
+		fi
+	done
+	# A directory the user may not search (0700 root), renamed: not
+	# watched either; one it may search (0755), renamed: killed.
+	for mode in 700 755; do
+		mkdir -p "$H/rootdir" && chmod $mode "$H/rootdir"
+		KJ_EXEC_ARGS="$saved --user $KJ_USER --workspace $BG --mask $H/rootdir"
+		bg_run 'echo ran'
+		KJ_EXEC_ARGS=$saved
+		mv "$H/rootdir" "$H/rootdir.old" && mkdir "$H/rootdir"
+		bg_end
+		rm -rf "$H/rootdir" "$H/rootdir.old"
+		if [ $mode = 700 ]; then
+			is "$rc:$out:$err" "0:ran:" user_option_unsearchable_masked_dir_renamed_run_goes_on
+		else
+			is "$rc:$out" "125:" user_option_searchable_masked_dir_renamed_run_killed
+		fi
+	done
+	unset BG
+	rm -f "$H/root-only"
+fi
 
 # ------------------------------------------ nothing changed: nothing killed
 echo "OLD-SECRET" >"$H/.git-credentials"
