@@ -118,14 +118,15 @@ void mask_sources_release(void)
 	}
 }
 
-/* Who the command will run as, for command_may_reach: --user's ids, or
- * (uid -1) the setup child's own, which are the caller's. */
+/* Who the command will run as, for command_may_reach: a non-root
+ * --user's ids, or (uid -1) the setup child's own, which are the
+ * caller's. */
 static uid_t reach_uid = (uid_t)-1;
 static gid_t reach_gid = (gid_t)-1;
 
 void masks_check_as(const struct kj_config *cfg)
 {
-	if (cfg->user_set) {
+	if (cfg->user_set && cfg->uid != 0) {
 		reach_uid = cfg->uid;
 		reach_gid = cfg->gid;
 	}
@@ -142,26 +143,27 @@ void masks_check_as(const struct kj_config *cfg)
  * is watched too. */
 static bool command_may_reach(int fd, bool is_dir)
 {
-	bool as_user = reach_uid != (uid_t)-1 && reach_uid != 0;
-	int rc, e;
+	bool as_user = reach_uid != (uid_t)-1, switched = true;
+	uid_t was_uid = 0;
+	gid_t was_gid = 0;
+	int rc = 0, e = 0;
 
 	if (as_user) {
-		(void)setfsgid(reach_gid);
-		(void)setfsuid(reach_uid);
-		if ((uid_t)setfsuid((uid_t)-1) != reach_uid ||
-		    (gid_t)setfsgid((gid_t)-1) != reach_gid) {
-			(void)setfsuid(0);
-			(void)setfsgid(0);
-			return true;
-		}
+		was_gid = (gid_t)setfsgid(reach_gid);
+		was_uid = (uid_t)setfsuid(reach_uid);
+		/* -1 changes nothing: each call answers the id in force. */
+		switched = (uid_t)setfsuid((uid_t)-1) == reach_uid &&
+			   (gid_t)setfsgid((gid_t)-1) == reach_gid;
 	}
-	rc = faccessat(fd, "", is_dir ? X_OK : R_OK, AT_EACCESS | AT_EMPTY_PATH);
-	e = errno;
+	if (switched) {
+		rc = faccessat(fd, "", is_dir ? X_OK : R_OK, AT_EACCESS | AT_EMPTY_PATH);
+		e = errno;
+	}
 	if (as_user) {
-		(void)setfsuid(0);
-		(void)setfsgid(0);
+		(void)setfsuid(was_uid);
+		(void)setfsgid(was_gid);
 	}
-	return rc == 0 || e != EACCES; /* any other answer: reachable */
+	return !switched || rc == 0 || e != EACCES; /* any other answer: reachable */
 }
 
 int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
