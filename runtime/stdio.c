@@ -77,6 +77,10 @@ static void add_relay(struct stdio_plan *io, int from, int to, const char *name,
 	r->open = true;
 	r->capped = name && cfg->output_limited;
 	r->limit = cfg->output_limit;
+	/* The terminal emulator is the host's: control strings that act
+	 * there (the clipboard, files, programmed keys) are withheld
+	 * (runtime/term_filter.h). A file or a pipe gets every byte. */
+	r->to_term = name && isatty(to);
 	if (name)
 		own_destination(r);
 }
@@ -557,7 +561,7 @@ void relay_poll(const struct relay *r, bool want, struct pollfd *p)
 void relay_service(struct relay *r, short revents)
 {
 	ssize_t n;
-	size_t keep;
+	size_t keep, slack;
 
 	if (!revents)
 		return;
@@ -577,8 +581,10 @@ void relay_service(struct relay *r, short revents)
 	}
 	if (!r->buf && !(r->buf = malloc(RELAY_BUF)))
 		return; /* tried again next round */
+	/* Filtered in place: read after the room the filter may need. */
+	slack = r->to_term ? TERM_FILTER_SLACK : 0;
 	do
-		n = read(r->from, r->buf, RELAY_BUF);
+		n = read(r->from, r->buf + slack, RELAY_BUF - slack);
 	while (n < 0 && errno == EINTR);
 	if (n < 0 && errno == EAGAIN)
 		return;
@@ -591,10 +597,16 @@ void relay_service(struct relay *r, short revents)
 		return;
 	}
 	if (n <= 0) {
-		/* EOF (or EIO: a pty whose last slave closed). */
-		if (r->name)
+		/* EOF (or EIO: a pty whose last slave closed). A string the
+		 * terminal is still in is closed, so it does not swallow what
+		 * the caller's shell writes next. */
+		if (r->name) {
 			r->open = false;
-		else
+			if (r->to_term && !r->failed) {
+				r->off = 0;
+				r->len = term_filter_end(&r->tf, r->buf);
+			}
+		} else
 			relay_finish_input(r);
 		return;
 	}
@@ -612,6 +624,8 @@ void relay_service(struct relay *r, short revents)
 		return;
 	}
 	r->passed += keep;
+	if (r->to_term)
+		keep = term_filter_run(&r->tf, r->buf, r->buf + slack, keep);
 	r->off = 0;
 	r->len = keep;
 	if (keep && r->to_own)
@@ -732,12 +746,21 @@ void relay_report(const struct stdio_plan *io)
 
 	for (int i = 0; i < io->nrelays; i++) {
 		const struct relay *r = &io->relays[i];
+		bool cut = (r->capped && r->dropped) || r->abandoned;
 
-		if (!r->name || !((r->capped && r->dropped) || r->abandoned))
+		if (!r->name || !(cut || r->tf.withheld))
 			continue;
 		if (first && relay_line_open(io) >= 0)
 			(void)!write(STDERR_FILENO, "\n", 1); /* the note starts a line */
 		first = false;
-		relay_note(io, r);
+		if (cut)
+			relay_note(io, r);
+		if (r->tf.withheld)
+			kj_note("%s: %llu terminal control %s withheld (the first: %s): %s acted on "
+				"the host's terminal, outside the sandbox (the clipboard, files, "
+				"keys, notifications)",
+				r->name, (unsigned long long)r->tf.withheld,
+				r->tf.withheld == 1 ? "string" : "strings", r->tf.first,
+				r->tf.withheld == 1 ? "it would have" : "they would have");
 	}
 }

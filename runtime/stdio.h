@@ -18,6 +18,7 @@
 #include "runtime/config.h"
 #include "runtime/error.h"
 #include "runtime/guardian.h"
+#include "runtime/term_filter.h"
 
 struct relay {
 	int from, to;     /* parent-side fds */
@@ -33,6 +34,8 @@ struct relay {
 	bool from_tty;  /* the caller's terminal, raw: EIO in the background stops */
 	uint64_t limit, passed, dropped;
 	uint64_t abandoned; /* output given up: the reader took no more */
+	bool to_term;       /* output to the caller's terminal: filtered */
+	struct term_filter tf;
 };
 
 struct stdio_plan {

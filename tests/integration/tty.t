@@ -139,6 +139,10 @@ onpty() {
 	rc=$?
 	out=$(tr -d '\r' <"$T/pty.out")
 	err=$(cat "$T/pty.err")
+	# A step that timed out: the terminal's last output says where it
+	# stood (a failed check prints $err).
+	[ "$rc" != 99 ] || err="$err
+terminal's last output: $(tail -c 800 "$T/pty.out" | cat -v)"
 }
 
 # line_of TAG: what follows the last TAG on the first line of $out holding
@@ -545,6 +549,50 @@ onpty --timeout 40 -- 'set -m; sig=TSTP
 	echo "GONE=$([ -n "$init" ] && ! [ -e /proc/$init ] && echo yes) AFTER=$(stty -g)"'
 is "$(line_of GONE=)" "yes AFTER=$(line_of BEFORE=)" kill_9_of_stopped_kjail_leaves_nothing_and_caller_settings
 
+# ------------------------------------ control strings that act on the host
+
+# The caller's terminal emulator is outside the sandbox. OSC 52 sets its
+# clipboard (a command planted there runs when the user pastes it into a
+# host shell), tmux passes a DCS on to the terminal outside it, DECUDK
+# programs keys, kitty's APC reads host files: withheld, and said once on
+# stderr; titles, colours and text pass (runtime/term_filter.h).
+has() { [[ $1 == *"$2"* ]]; }
+
+# The fixture: what is written outside kjail, the harness shows as is.
+onpty -- 'printf "a\033]52;c;ZXZpbA==\007b\n"'
+ok tty_fixture_terminal_shows_osc52_written_outside_kjail has "$out" $'a\e]52;c;ZXZpbA==\ab'
+
+onpty -- "$KJC"' -- printf "a\033]52;c;ZXZpbA==\007b\033]0;kjt\007c\n"'
+unlike "$out" '52;c;' osc52_clipboard_write_withheld_from_caller_terminal
+ok text_and_title_around_withheld_osc52_pass has "$out" $'ab\e]0;kjt\ac'
+like "$out" 'kjail: output: 1 terminal control string withheld \(the first: OSC 52\)' \
+	withheld_osc52_named_once_on_stderr
+
+# Written in two pieces, 0.3 s apart: two reads of the relay.
+onpty -- "$KJC"' -- sh -c '\''printf "x\033]5"; sleep 0.3; printf "2;c;ZXZpbA==\007y\n"'\'
+unlike "$out" '52;c;' osc52_split_across_writes_withheld
+ok text_around_split_osc52_passes has "$out" 'xy'
+
+onpty -- "$KJC"' --no-tty -- sh -c '\''printf "a\033]52;c;ZXZpbA==\007b\n" >&2'\'
+unlike "$out" '52;c;' osc52_on_stderr_relayed_without_pty_withheld
+ok text_around_osc52_on_stderr_passes has "$out" 'ab'
+
+fmt='a\033Ptmux;\033\033]52;c;ZXZpbA==\007\033\\b\033P0;1|17/6c730a\033\\c\033_Gf=100,t=f;L2V0Yw==\033\\d\n'
+onpty -- "$KJC -- printf '$fmt'"
+unlike "$out" '52;c;|tmux|6c730a|Gf=100' tmux_passthrough_decudk_and_kitty_graphics_withheld
+# Four: tmux's DCS, the OSC 52 it carried, DECUDK's DCS, kitty's APC.
+like "$out" 'kjail: output: 4 terminal control strings withheld \(the first: DCS\)' \
+	four_withheld_strings_counted
+
+# A file is not a terminal: --tty output redirected to one keeps every byte.
+onpty -- "$KJC"' --tty -- printf "a\033]52;c;ZXZpbA==\007b" > '"$T"'/tty-file'
+ok tty_output_to_a_file_is_not_filtered has "$(cat "$T/tty-file")" $'a\e]52;c;ZXZpbA==\ab'
+
+# A title left open at the end is closed, or it would swallow what the
+# caller's shell writes next.
+onpty -- "$KJC"' -- printf "\033]0;half"; echo "AFTER"'
+ok unfinished_title_closed_before_caller_writes_again has "$out" $'\e]0;half\e\\AFTER'
+
 # An exec into a session never makes the terminal raw (a terminal there
 # becomes a pipe the client relays): SIGTSTP stops the client with the
 # terminal as the caller had it, the command runs on, and fg resumes the
@@ -575,6 +623,11 @@ is "$(line_of DURING=)" "$(line_of BEFORE=) FLAGS=icanon echo " \
 	sigtstp_stopped_session_exec_leaves_caller_terminal_settings
 is "$(line_of GOT):$(line_of RC=):$(line_of AFTER=)" "<typed-after-fg>:6:$(line_of BEFORE=)" \
 	session_exec_fg_input_reaches_command_and_status_kept
+
+# An exec into a session from a terminal: the client's relay filters too.
+onpty -- "$T/kjs"' -- printf "a\033]52;c;ZXZpbA==\007b\n"'
+unlike "$out" '52;c;' session_exec_osc52_withheld_from_caller_terminal
+ok session_exec_text_around_osc52_passes has "$out" 'ab'
 
 # --tty with stdout a pipe whose reader leaves: a terminal cannot break as
 # a pipe does, so kjail hangs it up and the command gets SIGHUP (129), as
