@@ -178,11 +178,14 @@ settles() {
 # kj_children PID: PID's children, one per line, but a cgroup leaf's
 # sweeper (kjail's child outside the leaf that removes it if kjail is
 # killed, runtime/cgroup_sweep.c): it exists only where limits are
-# enforced, as in the test VM, not on a hybrid-cgroup host.
+# enforced, as in the test VM, not on a hybrid-cgroup host; and the
+# rename watch's closer (runtime/close_detached.c), which kjail starts
+# as the sandbox has ended.
 kj_children() {
-	local c
+	local c comm
 	for c in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
-		[ "$(cat "/proc/$c/comm" 2>/dev/null)" = kjail-sweep ] || echo "$c"
+		comm=$(cat "/proc/$c/comm" 2>/dev/null)
+		[ "$comm" = kjail-sweep ] || [ "$comm" = kjail-close ] || echo "$c"
 	done
 }
 
