@@ -4,11 +4,10 @@
 #include <string.h>
 
 enum {
-	TF_GROUND,   /* text, CSI and other escapes pass */
+	TF_GROUND,   /* text, CSI, other escapes, an allowed string's body pass */
 	TF_ESC,      /* an ESC held: what follows decides */
 	TF_OSC_HEAD, /* ESC ] and digits held */
 	TF_DCS_HEAD, /* ESC P and its parameters held */
-	TF_PASS,     /* inside an allowed string, passed */
 	TF_DROP,     /* inside a withheld string, dropped */
 	TF_DROP_ESC, /* an ESC inside a withheld string: ST or a new escape */
 };
@@ -74,12 +73,13 @@ static bool osc_allowed(unsigned num)
  * or NULL for an ESC form. */
 static void withhold(struct term_filter *f, struct sink *s, const char *kind, const struct tok *t)
 {
+	/* Not after a stray C1 byte: a UTF-8 terminal never took it for
+	 * one, so it is still in the passed string, and a stray ST would
+	 * not end that either. */
 	if (f->string_open && (!t || t->nraw == 2)) {
 		put(s, t ? "\xc2\x9c" : "\x1b\\", 2);
 		f->string_open = false;
 	}
-	/* A stray C1 byte began it: a UTF-8 terminal never saw one, and is
-	 * still in the string (a stray ST would not end it). */
 	f->nheld = 0;
 	if (!f->withheld++)
 		snprintf(f->first, sizeof(f->first), "%s", kind);
@@ -116,7 +116,7 @@ static void osc_decide(struct term_filter *f, struct sink *s)
 	if (f->ndigits && osc_allowed(f->num)) {
 		put_held(f, s);
 		f->string_open = true;
-		f->state = TF_PASS;
+		f->state = TF_GROUND; /* its body passes as text does */
 		return;
 	}
 	snprintf(kind, sizeof(kind), f->ndigits ? "OSC %u" : "OSC", f->num);
@@ -206,14 +206,14 @@ static bool dcs_head(struct term_filter *f, struct sink *s, const struct tok *t)
 	    hold(f, t)) {
 		put_held(f, s);
 		f->string_open = true;
-		f->state = TF_PASS;
+		f->state = TF_GROUND; /* its body passes as text does */
 		return true;
 	}
 	withhold(f, s, "DCS", NULL);
 	return false;
 }
 
-static void ground_or_pass(struct term_filter *f, struct sink *s, const struct tok *t)
+static void ground(struct term_filter *f, struct sink *s, const struct tok *t)
 {
 	if (!t->c1 && t->code == ESC) {
 		f->nheld = 0;
@@ -224,10 +224,8 @@ static void ground_or_pass(struct term_filter *f, struct sink *s, const struct t
 	} else {
 		put(s, t->raw, t->nraw);
 		/* BEL, CAN, SUB and any C1 end (or cut) a string. */
-		if (t->c1 || t->code == BEL || t->code == CAN || t->code == SUB) {
+		if (t->c1 || t->code == BEL || t->code == CAN || t->code == SUB)
 			f->string_open = false;
-			f->state = TF_GROUND;
-		}
 	}
 }
 
@@ -246,8 +244,7 @@ static void step(struct term_filter *f, struct sink *s, const struct tok *t)
 	for (;;) {
 		switch (f->state) {
 		case TF_GROUND:
-		case TF_PASS:
-			ground_or_pass(f, s, t);
+			ground(f, s, t);
 			return;
 		case TF_ESC:
 			after_esc(f, s, t);
