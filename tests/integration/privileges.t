@@ -6,6 +6,22 @@
 kj exec -- grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status
 is "$(echo $out | tr -s '\t ' ' ')" "CapInh: 0000000000000000 CapPrm: 0000000000000000 CapEff: 0000000000000000 CapBnd: 0000000000000000 CapAmb: 0000000000000000 NoNewPrivs: 1 Seccomp: 2" all_capabilities_dropped_nnp_seccomp_filter
 
+# A caller that holds an ambient capability (a runner started with one):
+# it must not reach COMMAND. One setpriv raises it for either lane's
+# account; the same call outside kjail shows it held (the control).
+with_ambient() {
+	local who=()
+	[ "$KJ_AS" = user ] &&
+		who=(--reuid="$KJ_USER" --regid="$(id -g "$KJ_USER")" --clear-groups)
+	setpriv "${who[@]}" --inh-caps=+net_raw --ambient-caps=+net_raw \
+		env HOME="${KJ_HOME:-/nonexistent}" "$@" </dev/null 2>&1
+}
+like "$(with_ambient grep CapAmb /proc/self/status)" "CapAmb:[[:space:]]*0000000000002000" \
+	control_setpriv_gives_the_caller_an_ambient_capability
+# shellcheck disable=SC2086
+amb_in=$(with_ambient "$KJAIL" exec $KJ_EXEC_ARGS -- grep CapAmb /proc/self/status)
+like "$amb_in" "^CapAmb:[[:space:]]*0000000000000000$" callers_ambient_capability_cleared_inside
+
 kj exec -- "$PROBES/syscalls"
 expect_rc every_denied_syscall_refused_by_probe 0
 failed_checks=$(printf '%s\n' "$out" | grep '^not ok' || true)
