@@ -310,16 +310,21 @@ like "$rc:$out:$err" "^125::kjail: mounts: " mount_removed_from_sandbox_run_kill
 # runtime/close_detached.c), in this order, seen in strace -f: the child
 # closes every fd of the caller's before kjail ends (a reader of kjail's
 # stdout sees end of file then), and kjail closes its copy of the watch
-# before the child closes the last one. Root lane: the unprivileged
-# caller cannot trace the sandbox's init, which is not dumpable (its
-# strace -f fails), and the code is one for both.
+# before the child closes the last one. Every read(2) is delayed by 30
+# ms (strace's inject): kjail's wait for the child's word is one, so a
+# child that closed its copy without waiting for kjail's (the order
+# this checks) would close first every time; without the delay kjail
+# won that race under strace anyway, and such a child passed. Root lane:
+# the unprivileged caller cannot trace the sandbox's init, which is not
+# dumpable (its strace -f fails), and the code is one for both.
 if [ "$KJ_AS" = user ]; then
 	skip watch_last_close_made_by_child_after_kjail_and_its_caller_fds \
 		"strace -f of kjail needs root: the sandbox's init is not dumpable"
 elif command -v strace >/dev/null; then
 	as_caller_mkdir "$H/.aws" && echo "KEY" >"$H/.aws/credentials"
 	# shellcheck disable=SC2086
-	HOME=$H as_caller strace -f -o "$T/close.trace" "$KJAIL" exec $KJ_EXEC_ARGS -- true \
+	HOME=$H as_caller strace -f -e inject=read:delay_enter=30000 -o "$T/close.trace" \
+		"$KJAIL" exec $KJ_EXEC_ARGS -- true \
 		>/dev/null 2>&1
 	rc=$?
 	main=$(head -n 1 "$T/close.trace" | awk '{print $1}')
