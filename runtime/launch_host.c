@@ -113,7 +113,6 @@ __attribute__((noreturn)) static void run_command(struct sandbox *sb)
 {
 	const struct kj_config *cfg = sb->cfg;
 	struct kj_err err = {0};
-	sigset_t none;
 	int e;
 
 	/* A session of its own: no controlling terminal of the caller's to
@@ -132,8 +131,8 @@ __attribute__((noreturn)) static void run_command(struct sandbox *sb)
 		(void)channel_send_err(sb->chan[1], &err);
 		_exit(KJ_EXIT_SETUP);
 	}
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* As in a sandbox: no ignored signal of the caller's leaks in. */
+	command_signals_default();
 	/* Only 0, 1 and 2 reach the command; the channel is close-on-exec. */
 	if (sb->chan[1] > 3)
 		syscall(SYS_close_range, 3, sb->chan[1] - 1, 0);

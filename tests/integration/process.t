@@ -425,4 +425,21 @@ is "$?:$out" "124:kjail: timed out after 500ms and was killed" sigchld_ignored_b
 out=$(as_caller timeout -s KILL 10 env --ignore-signal=CHLD "${KX[@]}" --profile host --quiet -- sh -c 'exit 4' 2>&1 </dev/null)
 is "$?:$out" "4:" sigchld_ignored_by_caller_host_profile_keeps_command_status
 
+# ------------------------------------- a caller's other ignored signals
+
+# exec keeps an ignored signal ignored, so a caller's (nohup's HUP, a
+# Python parent's PIPE, a background job's INT and QUIT, a real-time
+# one) reached COMMAND unless kjail set each back: a forwarded SIGINT
+# would then do nothing, and a writer to a closed pipe would go on. The
+# same shell without kjail shows them ignored (the control).
+ignoring() { as_caller sh -c 'trap "" INT PIPE HUP QUIT USR1 40; exec "$@"' sh "$@" 2>&1 </dev/null; }
+out=$(ignoring grep SigIgn /proc/self/status)
+like "$out" "^SigIgn:[[:space:]]*0000008000001207$" control_caller_ignores_six_signals
+out=$(ignoring "${KX[@]}" -- grep SigIgn /proc/self/status)
+like "$out" "^SigIgn:[[:space:]]*0000000000000000$" callers_ignored_signals_reset_in_sandbox
+out=$(ignoring "${KX[@]}" --profile host --quiet -- grep SigIgn /proc/self/status)
+like "$out" "^SigIgn:[[:space:]]*0000000000000000$" callers_ignored_signals_reset_in_host_profile
+out=$(ignoring "${KX[@]}" -- sh -c 'sleep 0.2; kill -PIPE $$; echo survived')
+is "$out" "" ignored_sigpipe_of_caller_kills_command_as_by_default
+
 done_testing
