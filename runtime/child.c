@@ -225,48 +225,59 @@ int exec_search(char **argv, char **envp)
 	return found_err ? found_err : ENOENT;
 }
 
-/* The signals not at their default disposition, ignored or caught, as
- * the kernel lists them (SigIgn, SigCgt of /proc/self/status: bit N-1
- * for signal N); all of them when the file cannot say. One open and read
- * instead of a sigaction per signal: 62 calls on every run's way to
- * COMMAND, where the caller had ignored none or a few. */
-static uint64_t signals_not_default(void)
+/* The signals ignored and caught (SigIgn, SigCgt of /proc/self/status:
+ * bit N-1 for signal N); every one in both when the file cannot say. One
+ * open and read instead of a sigaction per signal: 62 calls on every
+ * run's way to COMMAND, where the caller had ignored none or a few. */
+static void signals_not_default(uint64_t *ign, uint64_t *cgt)
 {
 	char buf[4096];
-	const char *ign, *cgt;
-	unsigned long long i, c;
+	const char *i, *c;
+	unsigned long long vi, vc;
 	ssize_t n = -1;
 	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 
+	*ign = *cgt = ~0ULL;
 	if (fd >= 0) {
 		n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
 	}
 	if (n <= 0)
-		return ~0ULL;
+		return;
 	buf[n] = '\0';
-	ign = strstr(buf, "\nSigIgn:\t");
-	cgt = strstr(buf, "\nSigCgt:\t");
-	if (!ign || !cgt || sscanf(ign + 9, "%16llx", &i) != 1 ||
-	    sscanf(cgt + 9, "%16llx", &c) != 1)
-		return ~0ULL;
-	return (uint64_t)(i | c);
+	i = strstr(buf, "\nSigIgn:\t");
+	c = strstr(buf, "\nSigCgt:\t");
+	if (i && c && sscanf(i + 9, "%16llx", &vi) == 1 && sscanf(c + 9, "%16llx", &vc) == 1) {
+		*ign = vi;
+		*cgt = vc;
+	}
 }
 
 void command_signals_default(void)
 {
-	uint64_t set = signals_not_default();
+	/* An all-zero kernel sigaction is SIG_DFL, no flags, no mask, on
+	 * every architecture's layout. */
+	static const uint64_t dfl[4];
+	uint64_t ign, cgt;
 	sigset_t none;
 
+	signals_not_default(&ign, &cgt);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Every signal at its default: an ignored SIGINT or SIGPIPE of the
 	 * caller's (a background job, a Python parent) must not leak in, and
 	 * neither may a handler of kjail's where no exec follows (a
-	 * session's init). */
-	for (int sig = 1; sig < NSIG && sig <= 64; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP && (set & KJ_SIGBIT(sig)))
-			(void)signal(sig, SIG_DFL);
+	 * session's init). glibc's signal() refuses 32 and 33, which it
+	 * keeps for its threads, yet a caller can ignore them (this
+	 * machine's CI runner does) and exec keeps them ignored: those are
+	 * set back by the kernel's call, when ignored; a handler glibc put
+	 * there stays glibc's. */
+	for (int sig = 1; sig < NSIG && sig <= 64; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP || !((ign | cgt) & KJ_SIGBIT(sig)))
+			continue;
+		if (signal(sig, SIG_DFL) == SIG_ERR && errno == EINVAL && (ign & KJ_SIGBIT(sig)))
+			(void)syscall(SYS_rt_sigaction, sig, dfl, NULL, sizeof(uint64_t));
+	}
 }
 
 void command_close_fds(int keep_fd)
