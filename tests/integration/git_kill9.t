@@ -28,11 +28,10 @@ not_pwned() { test ! -e "$M/$1"; }
 # kjail's processes of this file's runs: each has a path under $T in its
 # command line (the workspace, or the planted marker). The test VM runs
 # the root and user lanes side by side, so counting every process of the
-# binary counted the other lane's sandboxes.
-# kjail_procs: how many processes of this file's runs live (kjail, its
-# guardians), but the rename watch's closer (runtime/close_detached.c):
-# it outlives kjail by design, for the last close of the watch (an SRCU
-# grace period, a few ms), and leak-guard.sh catches one that stays.
+# binary counted the other lane's sandboxes. Not counted: the rename
+# watch's closer (runtime/close_detached.c), which outlives kjail by
+# design for the watch's last close (an SRCU grace period, a few ms);
+# leak-guard.sh catches one that stays.
 kjail_procs() {
 	find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$KJAIL" 2>/dev/null | while read -r exe; do
 		[ "$(cat "${exe%/exe}/comm" 2>/dev/null)" = kjail-close ] && continue
