@@ -200,6 +200,14 @@ int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
 	 * capability over a file of an unmapped owner), a root caller with
 	 * every right (so watched), --user's ids. */
 	watch = command_may_reach(fd, S_ISDIR(st.st_mode));
+	/* Nor a host unix socket's: a socket bound after the sandbox started
+	 * is in its sight anyway (README, "Host unix sockets"), and one
+	 * unlinked and bound again (its service restarted) is no more than
+	 * that. Watched, a socket a host service removed killed every running
+	 * sandbox and session that had it masked (the test VM's other lane
+	 * ending a listener killed a tty.t session). */
+	if (only == S_IFSOCK)
+		watch = false;
 	/* A directory above it renamed on the host (`mv ~/.config x`) takes
 	 * the mask along: watched too (runtime/mount_watch.c), looked up
 	 * before the mask covers the name. */

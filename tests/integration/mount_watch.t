@@ -218,6 +218,47 @@ if [ "$KJ_AS" != user ]; then
 	rm -f "$H/root-only"
 fi
 
+# ------------------------------------------ a host socket's mask
+# A host unix socket is masked when the sandbox starts; one bound after
+# that is in its sight (README, "Host unix sockets"). So a masked socket
+# that its service removes (and may bind again) is no loss: the run goes
+# on. It was killed, and with it every session that had the socket
+# masked, whenever a host service stopped or restarted.
+# stop_listener: the listener (the child of the background subshell of
+# as_caller, the function) and the subshell.
+stop_listener() {
+	pkill -P "$lpid"
+	kill "$lpid" 2>/dev/null
+	wait "$lpid" 2>/dev/null
+}
+as_caller_mkdir "$H/sockdir"
+as_caller python3 -c '
+import socket, sys, os, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+time.sleep(120)' "$H/sockdir/app.sock" &
+lpid=$!
+settles 10 test -S "$H/sockdir/app.sock"
+HOME=$H kj exec -- sh -c "test -c $H/sockdir/app.sock && echo masked"
+is "$rc:$out" "0:masked" host_socket_masked_in_sandbox
+bg_run 'echo ran'
+stop_listener
+rm -f "$H/sockdir/app.sock"
+bg_end
+is "$rc:$out:$err" "0:ran:" host_socket_removed_run_goes_on
+# Its directory renamed on the host takes the mask along: no loss either.
+as_caller python3 -c '
+import socket, sys, os, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+time.sleep(120)' "$H/sockdir/app.sock" &
+lpid=$!
+settles 10 test -S "$H/sockdir/app.sock"
+bg_run 'echo ran'
+mv "$H/sockdir" "$H/sockdir.old"
+bg_end
+is "$rc:$out:$err" "0:ran:" host_socket_dir_renamed_run_goes_on
+stop_listener
+rm -rf "$H/sockdir" "$H/sockdir.old"
+
 # ------------------------------------------ nothing changed: nothing killed
 echo "OLD-SECRET" >"$H/.git-credentials"
 bg_run 'cat ~/.git-credentials; echo read'
