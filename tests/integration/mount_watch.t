@@ -344,47 +344,53 @@ nsenter -t "$(sandbox_init)" -m -p umount -l /tmp 2>/dev/null
 bg_end
 like "$rc:$out:$err" "^125::kjail: mounts: " mount_removed_from_sandbox_run_killed
 
-# ------------------------------------------ the watch's last close
-# The last close of the rename watch (an inotify instance with watches)
-# waits for an SRCU grace period, 1-10 ms, which the caller waited for as
-# kjail's exit. A child makes it instead (kjail-close,
-# runtime/close_detached.c), in this order, seen in strace -f: the child
-# closes every fd of the caller's before kjail ends (a reader of kjail's
-# stdout sees end of file then), and kjail closes its copy of the watch
-# before the child closes the last one. Every read(2) is delayed by 30
-# ms (strace's inject): kjail's wait for the child's word is one, so a
-# child that closed its copy without waiting for kjail's (the order
-# this checks) would close first every time; without the delay kjail
-# won that race under strace anyway, and such a child passed. Root lane:
-# the unprivileged caller cannot trace the sandbox's init, which is not
+# ------------------------------------------ the watch's last closes
+# Two last closes at the end of every run are slow, and the caller waited
+# for them as kjail's exit: the rename watch's (an inotify instance with
+# watches waits for an SRCU grace period, 1-10 ms) and the sandbox's
+# mountinfo's (it holds the mount namespace once init is gone: the tree
+# is unmounted then, 0.3 ms). A child makes them instead (kjail-close,
+# runtime/close_detached.c), in this order, seen in strace -f -y: the
+# child closes every fd of the caller's before kjail ends (a reader of
+# kjail's stdout sees end of file then), and kjail closes its copy of
+# each before the child closes the last one. Every read(2) is delayed by
+# 30 ms (strace's inject): kjail's wait for the child's word is one, so a
+# child that closed its copies without waiting for kjail's (the order
+# this checks) would close first every time; without the delay kjail won
+# that race under strace anyway, and such a child passed. Root lane: the
+# unprivileged caller cannot trace the sandbox's init, which is not
 # dumpable (its strace -f fails), and the code is one for both.
 if [ "$KJ_AS" = user ]; then
-	skip watch_last_close_made_by_child_after_kjail_and_its_caller_fds \
+	skip watch_last_closes_made_by_child_after_kjail_and_its_caller_fds \
 		"strace -f of kjail needs root: the sandbox's init is not dumpable"
 elif command -v strace >/dev/null; then
 	as_caller_mkdir "$H/.aws" && echo "KEY" >"$H/.aws/credentials"
 	# shellcheck disable=SC2086
-	HOME=$H as_caller strace -f -e inject=read:delay_enter=30000 -o "$T/close.trace" \
+	HOME=$H as_caller strace -f -y -e inject=read:delay_enter=30000 -o "$T/close.trace" \
 		"$KJAIL" exec $KJ_EXEC_ARGS -- true \
 		>/dev/null 2>&1
 	rc=$?
 	main=$(head -n 1 "$T/close.trace" | awk '{print $1}')
 	closer=$(grep -E '^[0-9]+ +prctl\(PR_SET_NAME, "kjail-close"' "$T/close.trace" | awk '{print $1}')
-	wfd=$(grep -E "^$closer +close\([0-9]+" "$T/close.trace" | tail -n 1 |
-		sed 's/^[0-9]* *close(\([0-9]*\).*/\1/')
-	order=$(awk -v m="$main" -v c="$closer" -v f="$wfd" '
+	# Each kind: where kjail closed it last and where the child did.
+	order=$(awk -v m="$main" -v c="$closer" '
+		function kind(s) { return s ~ /<anon_inode:inotify>/ ? "watch" : s ~ /mountinfo>/ ? "mountinfo" : "" }
 		$1 == c && /close_range\(/ && !cr { cr = NR }
-		$1 == m && $2 ~ "^close\\(" f "($|\\))" { mc = NR }
-		$1 == c && $2 ~ "^close\\(" f "($|\\))" { cc = NR }
+		$1 == m && $2 ~ /^close\(/ && kind($2) != "" { mc[kind($2)] = NR }
+		$1 == c && $2 ~ /^close\(/ && kind($2) != "" { cc[kind($2)] = NR }
 		$1 == m && /exit_group/ { ex = NR }
-		END { print (cr && ex && cr < ex ? "caller-fds-closed-before-kjail-ends" : "late") " " \
-			    (mc && cc && mc < cc ? "child-closes-last" : "kjail-closes-last") }' "$T/close.trace")
-	is "$rc:${closer:+closer}:${wfd:+watch}:$order" \
-		"0:closer:watch:caller-fds-closed-before-kjail-ends child-closes-last" \
-		watch_last_close_made_by_child_after_kjail_and_its_caller_fds
+		END {
+			printf "%s", (cr && ex && cr < ex ? "caller-fds-closed-before-kjail-ends" : "late")
+			split("watch mountinfo", k, " ")
+			for (i = 1; i <= 2; i++)
+				printf " %s:%s", k[i], (mc[k[i]] && cc[k[i]] && mc[k[i]] < cc[k[i]] ? "child-closes-last" : "kjail-closes-last")
+			print "" }' "$T/close.trace")
+	is "$rc:${closer:+closer}:$order" \
+		"0:closer:caller-fds-closed-before-kjail-ends watch:child-closes-last mountinfo:child-closes-last" \
+		watch_last_closes_made_by_child_after_kjail_and_its_caller_fds
 	rm -rf "$H/.aws"
 else
-	skip watch_last_close_made_by_child_after_kjail_and_its_caller_fds "no strace"
+	skip watch_last_closes_made_by_child_after_kjail_and_its_caller_fds "no strace"
 fi
 
 # ------------------------------------------ a session ends for it
