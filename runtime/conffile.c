@@ -4,10 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/accounts.h"
@@ -245,11 +248,59 @@ static void drop_last(char *out)
  * (HOME=/srv/shared/me with /srv/shared mode 0777). A sticky one (/tmp)
  * is safe when its owner is: its other users cannot touch the caller's
  * entries, and each entry on the way is checked in turn. */
+/* Directories conf_check_above() passed a moment ago, with everything
+ * above them: one run looks up five files or so below /etc/kjail and
+ * ~/.config/kjail, and walked up the same directories for each (two or
+ * three stat calls apiece). Each passed only because root or the caller
+ * owns it and every directory above it, and only they can change them;
+ * kept for a tenth of a second, so a process that lives on (a session's
+ * supervisor) walks again for a later lookup. */
+#define ABOVE_MEMO 8
+#define ABOVE_MEMO_MS 100
+static struct {
+	char *dir;
+	bool system; /* passed root's rule (CONF_SYSTEM), which is the stricter */
+	int64_t at_ms;
+} above_memo[ABOVE_MEMO];
+static unsigned above_next;
+
+static int64_t memo_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool above_passed(const char *dir, enum conf_trust trust, int64_t now)
+{
+	for (unsigned i = 0; i < ABOVE_MEMO; i++)
+		if (above_memo[i].dir && now - above_memo[i].at_ms < ABOVE_MEMO_MS &&
+		    (above_memo[i].system || trust != CONF_SYSTEM) &&
+		    !strcmp(above_memo[i].dir, dir))
+			return true;
+	return false;
+}
+
+static void above_note(const char *dir, enum conf_trust trust, int64_t now)
+{
+	char *copy = strdup(dir);
+	unsigned i = above_next++ % ABOVE_MEMO;
+
+	if (!copy)
+		return;
+	free(above_memo[i].dir);
+	above_memo[i].dir = copy;
+	above_memo[i].system = trust == CONF_SYSTEM;
+	above_memo[i].at_ms = now;
+}
+
 static int conf_check_above(const char *part, const char *dir, const char *below,
 			    enum conf_trust trust, struct kj_err *err)
 {
 	char a[PATH_MAX], fix[PATH_MAX + 32];
 	uid_t me = getuid();
+	int64_t now = memo_now_ms();
 	struct stat st;
 
 	if (snprintf(a, sizeof(a), "%s", dir) >= (int)sizeof(a))
@@ -257,6 +308,8 @@ static int conf_check_above(const char *part, const char *dir, const char *below
 	for (;;) {
 		bool owner_ok;
 
+		if (above_passed(a, trust, now))
+			break;
 		if (stat(a, &st) < 0)
 			return kj_fail(err, part, errno, NULL, "%s", conf_shown(a));
 		owner_ok = st.st_uid == 0 || (trust != CONF_SYSTEM && st.st_uid == me);
@@ -278,9 +331,11 @@ static int conf_check_above(const char *part, const char *dir, const char *below
 				       (unsigned)(st.st_mode & 07777));
 		}
 		if (!strcmp(a, "/"))
-			return 0;
+			break;
 		drop_last(a);
 	}
+	above_note(dir, trust, now);
+	return 0;
 }
 
 /* Whoever can write the directory can replace the file in it (unless the
@@ -438,41 +493,56 @@ static int deepest_present(const char *part, const char *path, char *p, struct s
 	return 0;
 }
 
-int conf_check_tree(const char *part, const char *path, enum conf_trust trust, struct kj_err *err)
+/* conf_check_tree from p, the deepest part of path that exists, which
+ * deepest_present lstat'ed into st. */
+static int check_tree_from(const char *part, const char *path, const char *p, const struct stat *st,
+			   enum conf_trust trust, struct kj_err *err)
 {
-	char p[PATH_MAX], real[PATH_MAX];
-	struct stat st;
+	char real[PATH_MAX];
+	struct stat rst;
+	bool dir;
 	int rc;
 
-	if ((rc = deepest_present(part, path, p, &st, err)))
-		return rc == -ENOENT ? 0
-				     : rc; /* (relative: the caller's cwd, never a config path) */
 	rc = conf_resolve(p, true, real, sizeof(real), check_link_dir,
 			  &(struct link_check){part, trust, err});
 	if (rc > 0)
 		return -EPERM; /* check_link_dir said why */
 	if (rc)
 		return kj_fail(err, part, -rc, NULL, "%s", conf_shown(p));
-	if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode))
+	/* p as lstat'ed, where no symlink was followed to real. */
+	if (!strcmp(real, p))
+		dir = S_ISDIR(st->st_mode);
+	else
+		dir = stat(real, &rst) < 0 || S_ISDIR(rst.st_mode);
+	if (!dir)
 		drop_last(real);
 	return conf_check_above(part, real, path, trust, err);
 }
 
-/* A lookup of path failed with ENOENT: -ENOENT (without touching err)
- * when there truly is no such file, an error when the deepest part of the
- * path that exists is a symlink to nothing. A dangling /etc/kjail/policy
- * (its target on a mount that is missing, say) taken as "no policy" would
- * lift every rule of the admin's; fail closed instead. */
-static int conf_absent(const char *part, const char *path, struct kj_err *err)
+int conf_check_tree(const char *part, const char *path, enum conf_trust trust, struct kj_err *err)
 {
-	char p[PATH_MAX], target[PATH_MAX];
+	char p[PATH_MAX];
 	struct stat st;
-	ssize_t n;
 	int rc;
 
 	if ((rc = deepest_present(part, path, p, &st, err)))
-		return rc;
-	if (!S_ISLNK(st.st_mode) || stat(p, &st) == 0)
+		return rc == -ENOENT ? 0
+				     : rc; /* (relative: the caller's cwd, never a config path) */
+	return check_tree_from(part, path, p, &st, trust, err);
+}
+
+/* p, the deepest part of a missing path that exists, lstat'ed into st:
+ * -ENOENT (without touching err) when there truly is no such file, an
+ * error when p is a symlink to nothing. A dangling /etc/kjail/policy
+ * (its target on a mount that is missing, say) taken as "no policy" would
+ * lift every rule of the admin's; fail closed instead. */
+static int absent_at(const char *part, const char *p, const struct stat *st, struct kj_err *err)
+{
+	char target[PATH_MAX];
+	struct stat tst;
+	ssize_t n;
+
+	if (!S_ISLNK(st->st_mode) || stat(p, &tst) == 0)
 		return -ENOENT;
 	if (errno != ENOENT)
 		return kj_fail(err, part, errno, NULL, "%s", conf_shown(p));
@@ -483,8 +553,22 @@ static int conf_absent(const char *part, const char *path, struct kj_err *err)
 	return -EINVAL; /* not kj_fail's -ENOENT, which callers take for "no file" */
 }
 
-int conf_read(const char *part, const char *path, enum conf_trust trust, char **text, char **real,
-	      struct kj_err *err)
+/* A lookup of path failed with ENOENT: absent_at its deepest part. */
+static int conf_absent(const char *part, const char *path, struct kj_err *err)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	if ((rc = deepest_present(part, path, p, &st, err)))
+		return rc;
+	return absent_at(part, p, &st, err);
+}
+
+/* conf_read; a file that is not there leaves the deepest part of its
+ * path that exists in p (PATH_MAX; "" if none), lstat'ed into pst. */
+static int read_file(const char *part, const char *path, enum conf_trust trust, char **text,
+		     char **real, char *p, struct stat *pst, struct kj_err *err)
 {
 	struct stat st;
 	const char *shown;
@@ -495,8 +579,13 @@ int conf_read(const char *part, const char *path, enum conf_trust trust, char **
 	*text = *real = NULL;
 	/* Most runs have none of the files: a few lookups say so, where
 	 * realpath() costs a readlink() per path component. */
-	if (access(path, F_OK) < 0 && errno == ENOENT)
-		return conf_absent(part, path, err);
+	rc = deepest_present(part, path, p, pst, err);
+	if (rc == -ENOENT)
+		p[0] = '\0'; /* a relative path none of which exists */
+	if (rc)
+		return rc;
+	if (strcmp(p, path))
+		return absent_at(part, p, pst, err);
 	if (!(*real = malloc(PATH_MAX)))
 		return kj_fail(err, part, ENOMEM, NULL, "%s", conf_shown(path));
 	rc = conf_resolve(
@@ -564,6 +653,28 @@ fail_nofd:
 	free(*real);
 	*real = NULL;
 	return -EINVAL;
+}
+
+int conf_read(const char *part, const char *path, enum conf_trust trust, char **text, char **real,
+	      struct kj_err *err)
+{
+	char p[PATH_MAX];
+	struct stat pst;
+
+	return read_file(part, path, trust, text, real, p, &pst, err);
+}
+
+int conf_read_vetted(const char *part, const char *path, enum conf_trust trust, char **text,
+		     char **real, struct kj_err *err)
+{
+	char p[PATH_MAX];
+	struct stat pst;
+	int rc = read_file(part, path, trust, text, real, p, &pst, err);
+
+	/* Not there: from where the lookup stopped, as conf_check_tree. */
+	if (rc == -ENOENT && p[0] && (rc = check_tree_from(part, path, p, &pst, trust, err)) == 0)
+		rc = -ENOENT;
+	return rc;
 }
 
 static char *trim(char *s)

@@ -117,6 +117,12 @@ int conf_check_tree(const char *part, const char *path, enum conf_trust trust, s
 int conf_read(const char *part, const char *path, enum conf_trust trust, char **text, char **real,
 	      struct kj_err *err);
 
+/* conf_read, and for a file that is not there, conf_check_tree's checks
+ * from where the lookup stopped (not walked twice): -ENOENT, without
+ * touching err, when no other user could put the file there either. */
+int conf_read_vetted(const char *part, const char *path, enum conf_trust trust, char **text,
+		     char **real, struct kj_err *err);
+
 /* Split one line in place: 1 and name/value for an option line, 0 for a
  * blank or comment line, -1 with *why for a malformed one. */
 int conf_split_line(char *line, const char **name, const char **value, const char **why);

@@ -118,10 +118,10 @@ static int find(const char *ref, const char *label, struct found *f, struct kj_e
 			return rc;
 		size_t n = strlen(path);
 		snprintf(path + n, sizeof(path) - n, "/%s%s", f->name, SUFFIX);
-		rc = conf_read("profile", path, trust, &f->text, &f->real, err);
 		/* Not there: nobody else may have taken it away (the next
 		 * directory's, or the built-in, would be used instead). */
-		if (rc == -ENOENT && !(rc = conf_check_tree("profile", path, trust, err)))
+		rc = conf_read_vetted("profile", path, trust, &f->text, &f->real, err);
+		if (rc == -ENOENT)
 			continue;
 		if (rc)
 			return rc;

@@ -20,13 +20,11 @@ static int read_settings(const char *path, enum conf_trust trust, struct kj_line
 			 struct kj_conf_files *files, struct kj_err *err)
 {
 	char *text, *real;
-	int rc = conf_read("settings", path, trust, &text, &real, err);
+	/* Absent, no other user may be able to put it there either;
+	 * read, conf_read checked the same. */
+	int rc = conf_read_vetted("settings", path, trust, &text, &real, err);
 
 	if (rc == -ENOENT) {
-		/* Absent, no other user may be able to put it there either;
-		 * read, conf_read checked the same. */
-		if ((rc = conf_check_tree("settings", path, trust, err)))
-			return rc;
 		if (conf_files_add(files, NULL, conf_shown(path), "absent"))
 			return conf_files_check(files, err);
 		return 0;

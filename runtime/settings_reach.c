@@ -88,8 +88,22 @@ static bool resolve_partial(const char *path, char out[PATH_MAX], int depth)
 	if (path[0] != '/' || strlen(path) >= sizeof(p) || depth > 40)
 		return false;
 	memcpy(p, path, strlen(path) + 1);
-	while (!realpath(p, out)) {
+	for (;;) {
 		char *slash = strrchr(p, '/');
+		struct stat st;
+
+		/* Up to the deepest part that is there (or a link) first:
+		 * realpath() costs a readlink() per component, and configuration
+		 * directories are usually missing. */
+		if (lstat(p, &st) == 0) {
+			if (realpath(p, out))
+				break;
+		} else if (errno == ENOENT || errno == ENOTDIR) {
+			if (!slash || slash == p)
+				return false;
+			*slash = '\0';
+			continue;
+		}
 		if (errno != ENOENT && errno != ENOTDIR)
 			return false;
 		if ((t = readlink(p, target, sizeof(target) - 1)) > 0) {
