@@ -107,19 +107,20 @@ static void close_all(const int *fds, size_t n)
 
 void close_detached(const int *fds, size_t n)
 {
+	struct closer c = {0};
 	sigset_t all, old;
 	int go[2], ready[2];
 	pid_t pid;
 	char byte;
 	bool other = false;
 
-	closer.n = 0;
+	/* Gathered apart: the shared closer is the child's once it runs. */
 	for (size_t i = 0; i < n; i++)
-		if (fds[i] >= 3 && closer.n < CLOSE_DETACHED_MAX)
-			closer.fds[closer.n++] = (unsigned)fds[i];
+		if (fds[i] >= 3 && c.n < CLOSE_DETACHED_MAX)
+			c.fds[c.n++] = (unsigned)fds[i];
 		else if (fds[i] >= 0)
 			other = true;
-	if (!closer.n && !other)
+	if (!c.n && !other)
 		return; /* nothing to close: the child stays for a later call */
 	if (other || atomic_flag_test_and_set(&closer_used) || pipe2(go, O_CLOEXEC) < 0) {
 		close_all(fds, n);
@@ -131,8 +132,9 @@ void close_detached(const int *fds, size_t n)
 		close_all(fds, n);
 		return;
 	}
-	closer.go = (unsigned)go[0];
-	closer.ready = (unsigned)ready[1];
+	c.go = (unsigned)go[0];
+	c.ready = (unsigned)ready[1];
+	closer = c;
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 #if KJ_ASAN
