@@ -239,15 +239,6 @@ static void drop_last(char *out)
 		*slash = '\0';
 }
 
-/* Every directory from dir (canonical) up to / is owned by root or (but
- * for CONF_SYSTEM) the caller, and writable by its owner only, or sticky:
- * another user who can write one of them (or owns it, and can chmod it)
- * can rename what lies below and put a tree of the caller's own files of
- * their choosing in its place, or hide the caller's configuration, so
- * that a run goes without the settings or profile that restricted it
- * (HOME=/srv/shared/me with /srv/shared mode 0777). A sticky one (/tmp)
- * is safe when its owner is: its other users cannot touch the caller's
- * entries, and each entry on the way is checked in turn. */
 /* Directories conf_check_above() passed a moment ago, with everything
  * above them: one run looks up five files or so below /etc/kjail and
  * ~/.config/kjail, and walked up the same directories for each (two or
@@ -295,6 +286,15 @@ static void above_note(const char *dir, enum conf_trust trust, int64_t now)
 	above_memo[i].at_ms = now;
 }
 
+/* Every directory from dir (canonical) up to / is owned by root or (but
+ * for CONF_SYSTEM) the caller, and writable by its owner only, or sticky:
+ * another user who can write one of them (or owns it, and can chmod it)
+ * can rename what lies below and put a tree of the caller's own files of
+ * their choosing in its place, or hide the caller's configuration, so
+ * that a run goes without the settings or profile that restricted it
+ * (HOME=/srv/shared/me with /srv/shared mode 0777). A sticky one (/tmp)
+ * is safe when its owner is: its other users cannot touch the caller's
+ * entries, and each entry on the way is checked in turn. */
 static int conf_check_above(const char *part, const char *dir, const char *below,
 			    enum conf_trust trust, struct kj_err *err)
 {
