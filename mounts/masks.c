@@ -109,8 +109,24 @@ int mask_onto(int targetfd, int is_dir, bool watch, const char *what, struct kj_
 	return rc;
 }
 
+/* The directories last found holding a missing path (~, ~/.config,
+ * /etc), each with its watch descriptor (-1: not watched; -2: not yet
+ * asked): the next missing path in one (~/.aws, then ~/.azure) is not
+ * looked up nor watched again. */
+#define DIRS_KEPT 4
+static struct kept_dir {
+	char path[PATH_MAX];
+	int fd, wd;
+} kept[DIRS_KEPT] = {{.fd = -1}, {.fd = -1}, {.fd = -1}, {.fd = -1}};
+static unsigned kept_next;
+
 void mask_sources_release(void)
 {
+	for (int i = 0; i < DIRS_KEPT; i++) {
+		if (kept[i].fd >= 0)
+			close(kept[i].fd);
+		kept[i].fd = -1;
+	}
 	for (int i = 0; i < 2; i++) {
 		if (cached[i] >= 0)
 			close(cached[i]);
@@ -166,6 +182,107 @@ static bool command_may_reach(int fd, bool is_dir)
 	return !switched || rc == 0 || e != EACCES; /* any other answer: reachable */
 }
 
+/* Whether a missing path gets watched for it to appear (mask_absent):
+ * off for the host's own secrets unless the command runs as host root,
+ * the only one who could read what the host makes there. */
+static bool watch_missing = true;
+
+/* dir, open (kept), or -errno. */
+static struct kept_dir *dir_open_in_root(int rootfd, const char *dir, int *fd)
+{
+	struct kept_dir *k;
+
+	for (int i = 0; i < DIRS_KEPT; i++)
+		if (kept[i].fd >= 0 && !strcmp(dir, kept[i].path))
+			return *fd = kept[i].fd, &kept[i];
+	*fd = path_open_in_root(rootfd, *dir ? dir : "/", O_DIRECTORY);
+	if (*fd < 0)
+		return NULL;
+	k = &kept[kept_next++ % DIRS_KEPT];
+	if (k->fd >= 0)
+		close(k->fd);
+	snprintf(k->path, sizeof(k->path), "%s", dir);
+	k->fd = *fd;
+	k->wd = -2;
+	return k;
+}
+
+/* path (inside the new root) is missing: a credential store the host
+ * may make while the sandbox runs (`aws configure`, `gh auth login`,
+ * `docker login`, a `git credential-store` save), in the sight of a
+ * command that began with nothing there, through the read-only root.
+ * No mask can go where nothing is, and the host's file system is not
+ * kjail's to change; so the deepest directory that is there is watched
+ * for the next name on the way to appear (runtime/mount_watch.c), and
+ * the sandbox ends the moment it does. A symbolic link there that leads
+ * nowhere yet (a dotfiles manager's ~/.aws -> /secure/aws) is followed:
+ * both its name and where it points are watched. 1 when path is there
+ * after all (made meanwhile: mask it), 0, or -errno. */
+static int mask_absent(int rootfd, const char *path, int links, struct kj_err *err)
+{
+	char dir[PATH_MAX], entry[NAME_MAX + 1], target[PATH_MAX], next[PATH_MAX];
+	const char *name, *rest;
+	struct kept_dir *k = NULL;
+	struct stat st;
+	bool fresh_watch;
+	ssize_t n;
+	int dfd = -ENOENT, fd;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return 0; /* longer than a path: nothing can be there */
+	/* Up to the deepest directory there (a file on the way: its parent,
+	 * where a directory could be renamed over it). */
+	while (dfd == -ENOENT || dfd == -ENOTDIR || dfd == -ELOOP) {
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			return 0;
+		*slash = '\0';
+		k = dir_open_in_root(rootfd, dir, &dfd);
+	}
+	if (dfd == -EACCES)
+		return 0; /* out of the caller's reach, as in mask_path */
+	if (dfd < 0)
+		return kj_fail(err, "mask", -dfd, NULL, "open %s, to watch for %s", dir, path);
+	/* Watched before this path was first looked up (the same directory
+	 * as the last path's): a name made since is seen, so no second look
+	 * is needed below. */
+	fresh_watch = k->wd == -2;
+	if (fresh_watch)
+		k->wd = command_may_reach(dfd, true) ? mount_watch_dir(dfd) : -1;
+	if (k->wd < 0)
+		return 0;
+	name = path + strlen(dir) + 1;
+	rest = strchr(name, '/');
+	if ((size_t)snprintf(entry, sizeof(entry), "%.*s",
+			     (int)(rest ? rest - name : (long)strlen(name)), name) >= sizeof(entry))
+		return 0; /* longer than a name: nothing can be there */
+	mount_watch_expect(k->wd, entry, path);
+	if (fstatat(dfd, entry, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+		if (links >= 8)
+			return kj_fail(err, "mask", ELOOP, NULL, "follow %s", path);
+		n = readlinkat(dfd, entry, target, sizeof(target) - 1);
+		if (n < 0)
+			return kj_fail(err, "mask", errno, NULL, "read the link on the way to %s",
+				       path);
+		target[n] = '\0';
+		if ((size_t)snprintf(next, sizeof(next), "%s%s%s%s", target[0] == '/' ? "" : dir,
+				     target[0] == '/' ? "" : "/", target,
+				     rest ? rest : "") >= sizeof(next))
+			return 0;
+		if ((fd = path_open_in_root(rootfd, next, 0)) == -ENOENT)
+			return mask_absent(rootfd, next, links + 1, err);
+		if (fd >= 0)
+			close(fd);
+	}
+	/* Made between the lookup and the watch: mask it now. */
+	if (!fresh_watch)
+		return 0;
+	fd = path_open_in_root(rootfd, path, 0);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
 int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
 {
 	struct stat st;
@@ -175,6 +292,13 @@ int mask_path(int rootfd, const char *path, mode_t only, struct kj_err *err)
 	/* Resolved inside the new root: a symlinked ~/.ssh gets its target
 	 * masked, and no link can lead the mask out onto the host. */
 	fd = path_open_in_root(rootfd, path, 0);
+	/* Not in the sandbox: watched for it to appear (a host socket's
+	 * mask, only S_IFSOCK, is not). */
+	if (fd == -ENOENT && !only && watch_missing) {
+		if ((rc = mask_absent(rootfd, path, 0, err)) <= 0)
+			return rc;
+		fd = path_open_in_root(rootfd, path, 0);
+	}
 	/* Not in the sandbox, or out of the caller's own reach (the command
 	 * runs as the caller with fewer rights): nothing to hide. */
 	if (fd == -ENOENT || fd == -EACCES)
@@ -599,6 +723,9 @@ int masks_mount(int rootfd, const struct kj_config *cfg, const struct home_alias
 {
 	int rc = 0;
 
+	/* A host secret made during the run is root's, 0600 or 0640: of
+	 * concern only to a command that runs as host root. */
+	watch_missing = cfg->caller_uid == 0 && !(cfg->user_set && cfg->uid != 0);
 	for (int i = 0; !rc && host_secrets[i]; i++) {
 		rc = mask_held(rootfd, cfg, host_secrets[i], err);
 		if (!rc)
@@ -617,6 +744,7 @@ int masks_mount(int rootfd, const struct kj_config *cfg, const struct home_alias
 			rc = mask_aliases(rootfd, cfg, alias, alias, err);
 	}
 
+	watch_missing = true;
 	for (int i = 0; !rc && i < 3 && cfg->homes[i]; i++)
 		rc = mask_home(rootfd, cfg, cfg->homes[i], err);
 	/* A home shown elsewhere too (a bind of /home for a chroot): its

@@ -10,7 +10,7 @@ struct channel_rec {
 	int type;
 	union {
 		struct kj_err err;         /* CHANNEL_ERROR */
-		struct channel_mounts ids; /* CHANNEL_MOUNTS, cut after its n ids */
+		struct channel_mounts ids; /* CHANNEL_MOUNTS: n ids, then the appear records */
 	};
 };
 
@@ -20,7 +20,8 @@ static size_t rec_len(int type, const struct channel_rec *rec)
 	if (type == CHANNEL_ERROR)
 		return offsetof(struct channel_rec, err) + sizeof(rec->err);
 	if (type == CHANNEL_MOUNTS)
-		return offsetof(struct channel_rec, ids.id) + sizeof(uint32_t) * rec->ids.n;
+		return offsetof(struct channel_rec, ids.id) + sizeof(uint32_t) * rec->ids.n +
+		       rec->ids.appear_len;
 	return offsetof(struct channel_rec, err); /* PTY, RENAMES: the type alone */
 }
 
@@ -44,13 +45,18 @@ int channel_send_renames(int sock, int fd)
 
 int channel_send_mounts(int sock, int fd, const struct channel_mounts *m)
 {
-	static struct channel_rec rec; /* 16 KiB: off the setup child's stack */
+	static struct channel_rec rec; /* 32 KiB: off the setup child's stack */
 	size_t n = m->n < CHANNEL_MOUNT_IDS ? m->n : CHANNEL_MOUNT_IDS;
+	size_t a = m->appear_len < CHANNEL_APPEAR_BYTES ? m->appear_len : CHANNEL_APPEAR_BYTES;
 
 	rec.type = CHANNEL_MOUNTS;
 	rec.ids.all = m->all;
+	rec.ids.appear_all = m->appear_all;
 	rec.ids.n = (uint32_t)n;
+	rec.ids.appear_len = (uint32_t)a;
 	memcpy(rec.ids.id, m->id, n * sizeof(uint32_t));
+	/* Packed: the records right after the ids. */
+	memcpy((char *)(rec.ids.id + n), m->appear, a);
 	return channel_msg_send(sock, &rec, rec_len(rec.type, &rec), fd);
 }
 
@@ -68,7 +74,8 @@ static bool well_formed(const struct channel_rec *rec, size_t n, int fd)
 		return fd >= 0 && n == rec_len(rec->type, rec);
 	case CHANNEL_MOUNTS:
 		return fd >= 0 && n >= offsetof(struct channel_rec, ids.id) &&
-		       rec->ids.n <= CHANNEL_MOUNT_IDS && n == rec_len(rec->type, rec);
+		       rec->ids.n <= CHANNEL_MOUNT_IDS &&
+		       rec->ids.appear_len <= CHANNEL_APPEAR_BYTES && n == rec_len(rec->type, rec);
 	default:
 		return false;
 	}
@@ -76,7 +83,7 @@ static bool well_formed(const struct channel_rec *rec, size_t n, int fd)
 
 int channel_recv(int sock, struct kj_err *err, int *fd, struct channel_mounts *m)
 {
-	struct channel_rec rec; /* 16 KiB, not zeroed: well_formed reads only what came */
+	struct channel_rec rec; /* 32 KiB, not zeroed: well_formed reads only what came */
 	ssize_t n = channel_msg_recv(sock, &rec, sizeof(rec), fd);
 
 	if (n > 0 && !well_formed(&rec, (size_t)n, *fd)) {
@@ -93,7 +100,10 @@ int channel_recv(int sock, struct kj_err *err, int *fd, struct channel_mounts *m
 	if (n > 0 && rec.type == CHANNEL_MOUNTS && m) {
 		m->n = rec.ids.n;
 		m->all = rec.ids.all;
+		m->appear_all = rec.ids.appear_all;
+		m->appear_len = rec.ids.appear_len;
 		memcpy(m->id, rec.ids.id, m->n * sizeof(uint32_t));
+		memcpy(m->appear, (const char *)(rec.ids.id + m->n), m->appear_len);
 	}
 	return n > 0 ? rec.type : (int)n;
 }

@@ -13,12 +13,21 @@
 enum channel_msg { CHANNEL_ERROR = 1, CHANNEL_PTY = 2, CHANNEL_MOUNTS = 3, CHANNEL_RENAMES = 4 };
 
 /* What CHANNEL_MOUNTS says beside its fd: the ids of the mounts the setup
- * child made itself; all (n 0) when there were more than fit. */
+ * child made itself; all (n 0) when there were more than fit. Then the
+ * masked paths that were missing (runtime/mount_watch.c: the appear
+ * watch): appear_len bytes of records, each an int32_t watch descriptor
+ * of the rename watch's, the name that must not appear in that
+ * directory and the path it stands for, both NUL-terminated;
+ * appear_all when there were more than fit (any name counts). On the
+ * wire the records follow the n ids. */
 #define CHANNEL_MOUNT_IDS 4096
+#define CHANNEL_APPEAR_BYTES 16384
 struct channel_mounts {
 	uint32_t n;
-	bool all;
+	bool all, appear_all;
+	uint32_t appear_len;
 	uint32_t id[CHANNEL_MOUNT_IDS];
+	char appear[CHANNEL_APPEAR_BYTES];
 };
 
 int channel_send_err(int sock, const struct kj_err *err);

@@ -139,7 +139,7 @@ static void abandon(struct sandbox *sb)
 static int await_setup(struct sandbox *sb, struct kj_err *err)
 {
 	struct kj_err child_err;
-	struct channel_mounts made; /* 16 KiB, this once */
+	struct channel_mounts made; /* 32 KiB, this once */
 	bool reset = false;
 	int fd = -1;
 
@@ -358,7 +358,7 @@ int sandbox_run(const struct kj_config *cfg, struct kj_err *err)
 	if (!sb.timed_out)
 		cgroup_report(sb.cg, cfg, &rc);
 	if (sb.mounts_lost) {
-		mount_watch_report(err);
+		mount_watch_report(&sb.mounts, err);
 		rc = KJ_EXIT_SETUP;
 	}
 	if (cfg->limits.stats) {

@@ -63,7 +63,21 @@
  * command cannot read either, or a directory it may only search (mode
  * 0711), whose rename on the host is not seen. A rename between setup's
  * lookup of a path and its watch (microseconds, before COMMAND starts)
- * is not seen either. */
+ * is not seen either.
+ *
+ * A mask needs something to cover. A credential store that is not there
+ * at the start (no ~/.aws yet) has none, and the host making it while the
+ * sandbox runs (`aws configure`, `gh auth login`, `docker login`, git's
+ * credential store saving by rename) put it in sight through the
+ * read-only root. So the setup child also watches, on the same inotify
+ * instance, the deepest directory that is there on the way to each
+ * missing masked path, for the next name on that way to be made, linked
+ * or renamed in (mounts/masks.c: mask_absent), and sends kjail a table of
+ * which name in which watch stands for which path. Such a name made, or
+ * the directory renamed or removed, ends the sandbox as a lost mount
+ * does, saying which path appeared. Other names made there (the host
+ * writes its home all the time) are read and passed over. A path found
+ * there after all once watched (made in between) is masked instead. */
 #include "runtime/mount_watch.h"
 
 #include <errno.h>
@@ -109,7 +123,7 @@ void mount_watch_note(int mntfd)
 	else if (!(stx.stx_mask & STATX_MNT_ID))
 		note_errno = ENOSYS;
 	else if (made.n == CHANNEL_MOUNT_IDS)
-		made = (struct channel_mounts){.all = true}; /* watch every mount */
+		made.all = true, made.n = 0; /* watch every mount */
 	else
 		made.id[made.n++] = (uint32_t)stx.stx_mnt_id;
 }
@@ -171,7 +185,9 @@ static int watch_one(int fd, bool walking)
 	if (watch_fd < 0 && (watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0)
 		return renames_errno = errno, -1;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (inotify_add_watch(watch_fd, path, IN_MOVE_SELF) < 0 && errno != EACCES)
+	/* IN_MASK_ADD: a directory watched for a name to appear in it
+	 * (mount_watch_appear) keeps that watch too. */
+	if (inotify_add_watch(watch_fd, path, IN_MOVE_SELF | IN_MASK_ADD) < 0 && errno != EACCES)
 		return renames_errno = errno, -1;
 	return 1;
 }
@@ -180,6 +196,78 @@ void mount_watch_target(int targetfd)
 {
 	if (!renames_errno)
 		(void)watch_one(targetfd, false);
+}
+
+/* Each record of the appear table (struct channel_mounts) in turn:
+ * *at is where the next starts, 0 to begin. False at the end. */
+static bool appear_next(const char *buf, size_t len, size_t *at, int32_t *wd, const char **name,
+			const char **path)
+{
+	const char *end = buf + len, *p = buf + *at;
+
+	if ((size_t)(end - p) < sizeof(*wd) + 4)
+		return false;
+	memcpy(wd, p, sizeof(*wd));
+	*name = p + sizeof(*wd);
+	if (!(p = memchr(*name, '\0', (size_t)(end - *name))) ||
+	    !(p = memchr(*path = p + 1, '\0', (size_t)(end - (p + 1)))))
+		return false; /* cut short: kjail's own records never are */
+	*at = (size_t)(p + 1 - buf);
+	return true;
+}
+
+int mount_watch_dir(int dirfd)
+{
+	char proc[48];
+	struct stat st;
+	int wd;
+
+	if (renames_errno)
+		return -1;
+	if (fstat(dirfd, &st) < 0) {
+		renames_errno = errno;
+		return -1;
+	}
+	for (size_t i = 0; i < nfresh; i++)
+		if (fresh[i] == st.st_dev)
+			return -1; /* kjail's own /tmp, /run: no host process makes names there */
+	if (watch_fd < 0 && (watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0) {
+		renames_errno = errno;
+		return -1;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
+	/* A rename of the directory (`mv ~/.docker x; mkdir ~/.docker`) or
+	 * its removal would let the name come back under a new directory,
+	 * unwatched: both end the sandbox too. */
+	wd = inotify_add_watch(watch_fd, proc,
+			       IN_CREATE | IN_MOVED_TO | IN_MOVE_SELF | IN_DELETE_SELF |
+				       IN_ONLYDIR | IN_MASK_ADD);
+	/* Unreadable: a directory the command may search only. As for the
+	 * rename watch (see above), not seen. */
+	if (wd < 0 && errno != EACCES)
+		renames_errno = errno;
+	return wd < 0 ? -1 : wd;
+}
+
+void mount_watch_expect(int wd, const char *name, const char *path)
+{
+	size_t at = 0, need = sizeof(int32_t) + strlen(name) + strlen(path) + 2;
+	const char *n, *p;
+	int32_t w;
+
+	while (appear_next(made.appear, made.appear_len, &at, &w, &n, &p))
+		if (w == wd && !strcmp(n, name))
+			return; /* the same directory by another path (a home's alias) */
+	if (made.appear_len + need > CHANNEL_APPEAR_BYTES) {
+		made.appear_all = true; /* any name made in a watched directory counts */
+		return;
+	}
+	w = wd;
+	memcpy(made.appear + made.appear_len, &w, sizeof(w));
+	memcpy(made.appear + made.appear_len + sizeof(w), name, strlen(name) + 1);
+	memcpy(made.appear + made.appear_len + sizeof(w) + strlen(name) + 1, path,
+	       strlen(path) + 1);
+	made.appear_len += (uint32_t)need;
 }
 
 /* The directory fd (a file) is in, checked to hold it still; -1 (errno). */
@@ -288,7 +376,16 @@ int mount_watch_arm(struct mount_watch *w, int fd, int renames, const struct cha
 	*w = (struct mount_watch){.fd = fd,
 				  .renames = renames,
 				  .due_ms = mono_ms() + BASELINE_AFTER_MS,
-				  .all = m->all || !m->n};
+				  .all = m->all || !m->n,
+				  .appear_all = m->appear_all};
+	if (m->appear_len) {
+		if (!(w->appear = malloc(m->appear_len))) {
+			mount_watch_close(w);
+			return -ENOMEM;
+		}
+		memcpy(w->appear, m->appear, m->appear_len);
+		w->appear_len = m->appear_len;
+	}
 	if (w->all)
 		return 0;
 	if (!(w->ids = malloc(m->n * sizeof(uint32_t)))) {
@@ -503,19 +600,42 @@ static bool lost_one(const struct mount_table *now, const char *key, const char 
 	return !by_key(now, key) && (!*parent || by_key(now, parent));
 }
 
-/* A watched entry renamed (or events lost, or the watch unreadable:
- * fail closed). Other events (IN_IGNORED: the entry deleted, which the
- * mount table shows) are not a rename. */
-static bool renamed_now(int fd)
+/* A name made in a directory watched for it to appear: one of the
+ * appear records (or, with appear_all, any). Kept in w->appeared. */
+static bool appeared(struct mount_watch *w, const struct inotify_event *ev)
+{
+	const char *name, *path;
+	size_t at = 0;
+	int32_t wd;
+
+	if (!ev->len)
+		return false;
+	while (appear_next(w->appear, w->appear_len, &at, &wd, &name, &path))
+		if (wd == ev->wd && !strcmp(name, ev->name)) {
+			snprintf(w->appeared, sizeof(w->appeared), "%s", path);
+			return true;
+		}
+	if (w->appear_all)
+		snprintf(w->appeared, sizeof(w->appeared), "%s (in a directory watched)", ev->name);
+	return w->appear_all;
+}
+
+/* A watched entry renamed, a directory watched for a name removed, or
+ * that name made (or events lost, or the watch unreadable: fail
+ * closed). Other events (IN_IGNORED: the entry deleted, which the mount
+ * table shows; another name made beside the one watched for) are not. */
+static bool renamed_now(struct mount_watch *w)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	while ((n = read(w->renames, buf, sizeof(buf))) > 0)
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
-			if (ev->mask & (IN_MOVE_SELF | IN_Q_OVERFLOW))
+			if (ev->mask & (IN_MOVE_SELF | IN_DELETE_SELF | IN_Q_OVERFLOW))
+				return true;
+			if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && appeared(w, ev))
 				return true;
 			p += sizeof(*ev) + ev->len;
 		}
@@ -529,7 +649,7 @@ bool mount_watch_lost(struct mount_watch *w, short revents, short renamed)
 
 	if (w->fd < 0)
 		return false;
-	if (renamed && renamed_now(w->renames))
+	if (renamed && renamed_now(w))
 		return true;
 	if (!w->base)
 		return (changed || mono_ms() >= w->due_ms) && baseline(w, changed);
@@ -553,12 +673,21 @@ void mount_watch_close(struct mount_watch *w)
 	close_detached((int[]){w->fd, w->renames}, 2);
 	free(w->base);
 	free(w->ids);
+	free(w->appear);
 	*w = MOUNT_WATCH_NONE;
 }
 
-void mount_watch_report(struct kj_err *err)
-
+void mount_watch_report(const struct mount_watch *w, struct kj_err *err)
 {
+	if (w->appeared[0]) {
+		kj_fail(err, "mounts", 0,
+			"run it again: kjail masks it from the start now; make or restore "
+			"credentials on the host between runs",
+			"%s appeared on the host while the sandbox ran: kjail masks it, but it was "
+			"missing at the start, so nothing hid it; the sandbox was killed at once",
+			w->appeared);
+		return;
+	}
 	kj_fail(err, "mounts", 0,
 		"run it again; do not delete, replace or rename such a path on the host while a "
 		"sandbox uses it",

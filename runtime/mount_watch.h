@@ -18,6 +18,10 @@ struct mount_watch {
 	bool all;   /* more than the child could list: every mount is watched */
 	char *base; /* those mounts, one key each, NUL-separated; NULL: not read */
 	size_t base_len;
+	char *appear; /* the appear records (struct channel_mounts) */
+	size_t appear_len;
+	bool appear_all;
+	char appeared[256]; /* what appeared, when that ended the sandbox */
 };
 
 /* A watch of nothing (no mounts: --isolation none); every struct
@@ -39,6 +43,17 @@ void mount_watch_target(int targetfd);
 /* Setup child, for a mask: watch each directory above what fd names (a
  * directory when is_dir), on the same mount, too (~ above ~/.ssh). */
 void mount_watch_parents(int fd, bool is_dir);
+/* Setup child, for a masked path that is missing: watch dirfd, the
+ * directory that would hold it, for names made, linked or renamed into
+ * it (by the host), and for the directory itself renamed or removed.
+ * dirfd may be a host mount's root (a home on its own file system): it
+ * is watched all the same. The watch descriptor, or -1: not watched (a
+ * file system kjail made, an unreadable directory, or a failure, kept
+ * for mount_watch_send). */
+int mount_watch_dir(int dirfd);
+/* Setup child: name appearing in the directory watched as wd stands for
+ * path (for the error line): it ends the sandbox. */
+void mount_watch_expect(int wd, const char *name, const char *path);
 /* Setup child, once its last mount is made: pass the rename watch
  * (CHANNEL_RENAMES), then open its own mount table and pass it
  * (CHANNEL_MOUNTS) with the mounts noted. */
@@ -56,6 +71,6 @@ int mount_watch_wait_ms(const struct mount_watch *w);
 bool mount_watch_lost(struct mount_watch *w, short revents, short renamed);
 void mount_watch_close(struct mount_watch *w);
 /* Why the sandbox was killed, as the run's error. */
-void mount_watch_report(struct kj_err *err);
+void mount_watch_report(const struct mount_watch *w, struct kj_err *err);
 
 #endif

@@ -32,10 +32,10 @@ static int killed_fail(const char *name, struct kj_err *err)
 	return kj_fail(
 		err, "session", 0,
 		"kjail rm it and create it again; do not delete, replace or rename such a "
-		"path on the host while a session uses it",
+		"path, or make a credential store, on the host while a session uses it",
 		"session '%s' was killed: the host removed, replaced or renamed a path it had "
 		"masked or bound (a credential file saved by rename, .git/config, .git/hooks, "
-		"the workspace)",
+		"the workspace), or made a credential store it masks where there was none",
 		name);
 }
 

@@ -312,6 +312,29 @@ chmod -R a+rX "$R/etc"
 kj exec --root "$R" --workspace "$WS:/tmp/work" -- /bin/sh -c \
 	"cd /etc && cat $(echo $secrets) ssh/ssh_host_ed25519_key.pub 2>/dev/null; echo end"
 is "$rc:$(echo $out)" "0:PUBLIC end" root_option_host_secrets_masked
+# One made on the host during the run (0600, renamed into place, as
+# useradd or ktutil would) ends a sandbox that runs as host root, which
+# could read it; it is not the unprivileged caller's to read: that one
+# runs on (runtime/mount_watch.c, the appear watch).
+rm -f "$R/etc/krb5.keytab" "$WS/.ready" "$WS/.go"
+(cd "$WS" && kj exec --root "$R" --workspace "$WS:/tmp/work" -- /bin/sh -c \
+	'touch /tmp/work/.ready; while [ ! -e /tmp/work/.go ]; do busybox sleep 0.05; done
+	 busybox sleep 0.5; cat /etc/krb5.keytab 2>/dev/null; echo end'
+	printf '%s\n%s\n' "$rc:$(echo $out)" "$err" >"$T/keytab.res") &
+for _ in $(seq 600); do [ -e "$WS/.ready" ] && break; sleep 0.05; done
+(umask 077 && echo "SECRET-new-keytab" >"$R/etc/krb5.keytab.tmp") &&
+	mv "$R/etc/krb5.keytab.tmp" "$R/etc/krb5.keytab"
+touch "$WS/.go"
+wait
+if [ "$KJ_AS" = user ]; then
+	is "$(head -1 "$T/keytab.res")" "0:end" root_option_host_secret_made_unreadable_run_goes_on
+else
+	is "$(head -1 "$T/keytab.res")" "125:" root_option_host_secret_made_run_killed
+	like "$(tail -n +2 "$T/keytab.res" | grep -v 'not enforced')" \
+		"^kjail: mounts: /etc/krb5.keytab appeared on the host while the sandbox ran" \
+		root_option_host_secret_made_says_what
+fi
+rm -f "$WS/.ready" "$WS/.go"
 # A --mask below a bind's DEST is found at the bind's source, with --root
 # as without (it was looked for in DIR only, and refused).
 echo SECRET > "$WS/rootsecret"

@@ -133,6 +133,63 @@ mv "$H/.netrc" "$H/.netrc~" && echo "NEW-NETRC" >"$H/.netrc"
 bg_end
 is "$rc:$out" "125:" masked_file_renamed_on_host_run_killed
 rm -f "$H/.netrc" "$H/.netrc~"
+
+# ------------------------------------------ made on the host during the run
+# A credential store that was not there at the start has no mask: made on
+# the host while the sandbox runs (`aws configure`, `gh auth login`, git's
+# credential store saving by rename), it would show through the read-only
+# root. kjail watches the deepest directory that is there for the name on
+# the way, and ends the sandbox when it appears. (Each of these was read
+# by the command before: 0, "read".)
+AMSG="^kjail: mounts: $H/%s appeared on the host while the sandbox ran: kjail masks it, but it was missing at the start, so nothing hid it; the sandbox was killed at once \\(run it again.*\\)$"
+bg_run 'cat ~/.aws/credentials; echo read'
+as_caller_mkdir "$H/.aws" && echo "NEW-AWS" >"$H/.aws/credentials"
+bg_end
+is "$rc:$out" "125:" store_made_on_host_run_killed
+# shellcheck disable=SC2059
+like "$err" "$(printf "$AMSG" .aws)" store_made_on_host_says_what
+rm -rf "$H/.aws"
+# A file saved by rename into place.
+bg_run 'cat ~/.netrc; echo read'
+replace "$H/.netrc" "machine forge login x password NEW"
+bg_end
+is "$rc:$out" "125:" store_renamed_into_place_on_host_run_killed
+# shellcheck disable=SC2059
+like "$err" "$(printf "$AMSG" .netrc)" store_renamed_into_place_says_what
+rm -f "$H/.netrc"
+# Below a directory that is missing too: ~/.docker/config.json.
+bg_run 'cat ~/.docker/config.json; echo read'
+as_caller_mkdir "$H/.docker" && echo '{"auths":"NEW"}' >"$H/.docker/config.json"
+bg_end
+is "$rc:$out" "125:" store_dir_made_on_host_run_killed
+rm -rf "$H/.docker"
+# Below a directory that is there: ~/.config/gh.
+as_caller_mkdir "$H/.config"
+bg_run 'cat ~/.config/gh/hosts.yml; echo read'
+as_caller_mkdir "$H/.config/gh" && echo "NEW-GH" >"$H/.config/gh/hosts.yml"
+bg_end
+is "$rc:$out" "125:" store_made_in_existing_dir_run_killed
+# shellcheck disable=SC2059
+like "$err" "$(printf "$AMSG" .config/gh)" store_made_in_existing_dir_says_what
+rm -rf "$H/.config"
+# Through a link that led nowhere at the start (a dotfiles manager's
+# ~/.aws -> vault/aws): what it points to made on the host.
+ln -s "$H/vault/aws" "$H/.aws"
+[ "$KJ_AS" = user ] && chown -h "$KJ_USER" "$H/.aws"
+bg_run 'cat ~/.aws/credentials; echo read'
+as_caller_mkdir "$H/vault/aws" && echo "NEW-VAULT" >"$H/vault/aws/credentials"
+bg_end
+is "$rc:$out" "125:" store_made_behind_dangling_link_run_killed
+rm -rf "$H/.aws" "$H/vault"
+# Control: other names made in the same directories, and a directory
+# renamed there that holds no store: the run goes on.
+as_caller_mkdir "$H/.config"
+bg_run 'echo ran'
+echo notes >"$H/notes.txt" && as_caller_mkdir "$H/.cache" "$H/.config/other"
+mv "$H/notes.txt" "$H/notes.old"
+bg_end
+is "$rc:$out:$err" "0:ran:" other_names_made_on_host_run_goes_on
+rm -rf "$H/.config" "$H/.cache" "$H/notes.old"
 # No inotify instance left for the caller (fs.inotify.max_user_instances,
 # per user): kjail cannot watch for a rename, and does not run. Only as
 # the unprivileged test user: taking all of root's would fail the host's
@@ -440,6 +497,18 @@ like "$rc:$err" "^125:kjail: session: session '$S' was killed: the host removed,
 	session_renamed_mask_exec_says_why
 as_caller "$KJAIL" rm "$S" >/dev/null 2>&1
 rm -rf "$H/.aws" "$H/.aws.old"
+
+# A credential store made on the host ends the session too.
+HOME=$H kj create $CREATE_ARGS "$S"
+expect_rc session_created_for_appear 0
+as_caller_mkdir "$H/.kube" && echo "NEW-KUBE" >"$H/.kube/config"
+ok session_stopped_after_host_made_store settles 10 session_stopped
+HOME=$H kj exec -s "$S" -- sh -c 'cat ~/.kube/config; echo read'
+unlike "$out" "KUBE|read" session_store_made_never_read
+like "$rc:$err" "^125:kjail: session: session '$S' was killed: .*, or made a credential store it masks where there was none" \
+	session_store_made_exec_says_why
+as_caller "$KJAIL" rm "$S" >/dev/null 2>&1
+rm -rf "$H/.kube"
 
 # A host mount's copy removed: the session goes on.
 host_mount "$H/session-fixture"
