@@ -162,6 +162,26 @@ int main(void)
 		(void)!channel_msg_send(sp[1], junk, sizeof(junk), tfd);
 		ok(channel_recv(sp[0], &err, &fd, &in) == -EPROTO && fd == -1,
 		   "mounts_count_past_what_came_refused", NULL);
+		/* The appear records ride after the ids; a length past what
+		 * came is refused. */
+		out.appear_len = 9;
+		memcpy(out.appear, "\1\0\0\0.aws\0/r", 9);
+		ok(channel_send_mounts(sp[1], tfd, &out) == 0 &&
+			   channel_recv(sp[0], &err, &fd, &in) == CHANNEL_MOUNTS && in.n == 3 &&
+			   in.id[2] == 4000000000u && in.appear_len == 9 &&
+			   !memcmp(in.appear, "\1\0\0\0.aws\0/r", 9),
+		   "appear_records_received", NULL);
+		if (fd >= 0)
+			close(fd);
+		{
+			char cut[64] = {CHANNEL_MOUNTS};
+			uint32_t len = 40; /* 40 bytes of records said, 4 sent */
+			memcpy(cut + 12, &len, sizeof(len));
+			(void)!channel_msg_send(sp[1], cut, 20, tfd);
+			ok(channel_recv(sp[0], &err, &fd, &in) == -EPROTO && fd == -1,
+			   "appear_length_past_what_came_refused", NULL);
+		}
+		out.appear_len = 0;
 		/* The rename watch: an fd, nothing else; one without is refused. */
 		ok(channel_send_renames(sp[1], tfd) == 0 &&
 			   channel_recv(sp[0], &err, &fd, &in) == CHANNEL_RENAMES && fd >= 0,
@@ -205,6 +225,70 @@ int main(void)
 		mount_watch_close(&w);
 		rmdir(b);
 		rmdir(dir);
+	}
+	{
+		/* A directory watched for a name to appear: that name made,
+		 * or renamed in, is lost and says which path; another name
+		 * is not; the directory removed is lost. */
+		char dir[] = "/tmp/kjail-appear-test.XXXXXX", p[96], q[96];
+		static struct channel_mounts m = {.n = 1, .id = {20}};
+		const uint32_t mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
+		int ino, wd;
+
+		if (!mkdtemp(dir))
+			return perror("mkdtemp"), 1;
+		set_table(ROOT);
+		ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+		if (ino < 0 || (wd = inotify_add_watch(ino, dir, mask)) < 0)
+			return perror("inotify"), 1;
+		m.appear_len = (uint32_t)(sizeof(int32_t) + sizeof(".aws") + strlen(dir) + 6);
+		memcpy(m.appear, &wd, sizeof(int32_t));
+		memcpy(m.appear + 4, ".aws", sizeof(".aws"));
+		snprintf(m.appear + 4 + sizeof(".aws"), sizeof(m.appear) - 9, "%s/.aws", dir);
+		if (mount_watch_arm(&w, dup(tfd), ino, &m))
+			return perror("arm"), 1;
+		w.due_ms = 0;
+		ok(!mount_watch_lost(&w, 0, 0), "appear_baseline", NULL);
+		snprintf(p, sizeof(p), "%s/notes", dir);
+		ok(mkdir(p, 0700) == 0 && !mount_watch_lost(&w, 0, POLLIN),
+		   "other_name_made_not_lost", NULL);
+		snprintf(q, sizeof(q), "%s/.aws", dir);
+		ok(rename(p, q) == 0 && mount_watch_lost(&w, 0, POLLIN) && !strcmp(w.appeared, q),
+		   "watched_name_renamed_in_lost", w.appeared);
+		mount_watch_close(&w);
+		rmdir(q);
+
+		ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+		if (ino < 0 || (wd = inotify_add_watch(ino, dir, mask)) < 0)
+			return perror("inotify"), 1;
+		memcpy(m.appear, &wd, sizeof(int32_t));
+		if (mount_watch_arm(&w, dup(tfd), ino, &m))
+			return perror("arm"), 1;
+		w.due_ms = 0;
+		(void)mount_watch_lost(&w, 0, 0);
+		ok(mkdir(q, 0700) == 0 && mount_watch_lost(&w, 0, POLLIN), "watched_name_made_lost",
+		   NULL);
+		{
+			struct kj_err e = {0};
+			mount_watch_report(&w, &e);
+			ok(strstr(e.msg, "/.aws appeared on the host") != NULL,
+			   "appeared_report_names_path", e.msg);
+		}
+		mount_watch_close(&w);
+		rmdir(q);
+
+		ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+		if (ino < 0 || (wd = inotify_add_watch(ino, dir, mask)) < 0)
+			return perror("inotify"), 1;
+		memcpy(m.appear, &wd, sizeof(int32_t));
+		if (mount_watch_arm(&w, dup(tfd), ino, &m))
+			return perror("arm"), 1;
+		w.due_ms = 0;
+		(void)mount_watch_lost(&w, 0, 0);
+		ok(rmdir(dir) == 0 && mount_watch_lost(&w, 0, POLLIN), "watched_dir_removed_lost",
+		   NULL);
+		mount_watch_close(&w);
+		m.appear_len = 0;
 	}
 	printf("1..%d\n", n);
 	return failed != 0;
