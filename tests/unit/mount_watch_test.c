@@ -285,10 +285,31 @@ int main(void)
 			return perror("arm"), 1;
 		w.due_ms = 0;
 		(void)mount_watch_lost(&w, 0, 0);
-		ok(rmdir(dir) == 0 && mount_watch_lost(&w, 0, POLLIN), "watched_dir_removed_lost",
-		   NULL);
+		ok(mkdir(p, 0700) == 0 && !mount_watch_lost(&w, 0, POLLIN),
+		   "other_name_made_again_not_lost", NULL);
+		ok(rmdir(p) == 0 && rmdir(dir) == 0 && mount_watch_lost(&w, 0, POLLIN),
+		   "watched_dir_removed_lost", NULL);
 		mount_watch_close(&w);
+
+		/* More records than fit: any name made counts. */
+		if (!mkdtemp(strcpy(dir, "/tmp/kjail-appear-test.XXXXXX")))
+			return perror("mkdtemp"), 1;
+		ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+		if (ino < 0 || inotify_add_watch(ino, dir, mask) < 0)
+			return perror("inotify"), 1;
 		m.appear_len = 0;
+		m.appear_all = true;
+		if (mount_watch_arm(&w, dup(tfd), ino, &m))
+			return perror("arm"), 1;
+		w.due_ms = 0;
+		(void)mount_watch_lost(&w, 0, 0);
+		snprintf(p, sizeof(p), "%s/notes", dir);
+		ok(mkdir(p, 0700) == 0 && mount_watch_lost(&w, 0, POLLIN),
+		   "appear_all_any_name_lost", w.appeared);
+		mount_watch_close(&w);
+		rmdir(p);
+		rmdir(dir);
+		m.appear_all = false;
 	}
 	printf("1..%d\n", n);
 	return failed != 0;
