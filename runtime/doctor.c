@@ -354,7 +354,7 @@ static void check_inotify(struct report *r, const struct kj_config *cfg)
 	c = add(r, "inotify", left <= 0 ? "fail" : left < 8 ? "warn" : "ok");
 	set(c->detail, sizeof(c->detail),
 	    "%ld of %ld instances in use by uid %u (fs.inotify.max_user_instances)%s; each running "
-	    "sandbox and session holds one, to see a masked or bound path renamed on the host",
+	    "sandbox and session holds one, to see a masked or bound path renamed, or a missing credential store made, on the host",
 	    used, limit, (unsigned)geteuid(),
 	    hidden ? ", not counting processes whose fds cannot be read" : "");
 	if (left < 8)

@@ -218,30 +218,38 @@ static bool appear_next(const char *buf, size_t len, size_t *at, int32_t *wd, co
 
 int mount_watch_dir(int dirfd)
 {
+	uint32_t mask = IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_MASK_ADD;
+	struct statx stx;
 	char proc[48];
-	struct stat st;
+	dev_t dev;
 	int wd;
 
 	if (renames_errno)
 		return -1;
-	if (fstat(dirfd, &st) < 0) {
+	if (statx(dirfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &stx) < 0) {
 		renames_errno = errno;
 		return -1;
 	}
+	dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 	for (size_t i = 0; i < nfresh; i++)
-		if (fresh[i] == st.st_dev)
+		if (fresh[i] == dev)
 			return -1; /* kjail's own /tmp, /run: no host process makes names there */
 	if (watch_fd < 0 && (watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0) {
 		renames_errno = errno;
 		return -1;
 	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
 	/* A rename of the directory (`mv ~/.docker x; mkdir ~/.docker`) or
 	 * its removal would let the name come back under a new directory,
-	 * unwatched: both end the sandbox too. */
-	wd = inotify_add_watch(watch_fd, proc,
-			       IN_CREATE | IN_MOVED_TO | IN_MOVE_SELF | IN_DELETE_SELF |
-				       IN_ONLYDIR | IN_MASK_ADD);
+	 * unwatched: both end the sandbox too. Not for a mount root (a
+	 * --root DIR, a home on its own file system): the sandbox reaches
+	 * it through its mount, not by its name, so a rename on the host
+	 * (root_swap.t swaps a --root DIR by rename while runs start)
+	 * changes nothing it sees, and killed it for nothing. */
+	if (!(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		mask |= IN_MOVE_SELF | IN_DELETE_SELF;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
+	wd = inotify_add_watch(watch_fd, proc, mask);
 	/* Unreadable: a directory the command may search only. As for the
 	 * rename watch (see above), not seen. */
 	if (wd < 0 && errno != EACCES)
@@ -334,8 +342,9 @@ static int send_renames(int chan, struct kj_err *err)
 	    (watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0)
 		renames_errno = errno;
 	if (renames_errno)
-		return kj_fail(err, "mounts", renames_errno, renames_fix(renames_errno),
-			       "watch the paths kjail masked or bound for a rename on the host");
+		return kj_fail(
+			err, "mounts", renames_errno, renames_fix(renames_errno),
+			"watch the paths kjail masked or bound for a rename on the host, and those missing for their making");
 	rc = channel_send_renames(chan, watch_fd);
 	close(watch_fd);
 	watch_fd = -1;

@@ -335,6 +335,20 @@ else
 		root_option_host_secret_made_says_what
 fi
 rm -f "$WS/.ready" "$WS/.go"
+# The root DIR itself renamed on the host during the run: the sandbox
+# reaches its root through its mount, not by its name, so it runs on.
+# (The directory watched for a missing path, here DIR for the home, was
+# also watched for its own rename: a --root swapped on the host killed
+# runs, root_swap.t in the test VM.)
+(cd "$WS" && kj exec --root "$R" --workspace "$WS:/tmp/work" -- /bin/sh -c \
+	'touch /tmp/work/.ready; while [ ! -e /tmp/work/.go ]; do busybox sleep 0.05; done; echo end'
+	printf '%s\n%s\n' "$rc:$(echo $out)" "$err" >"$T/rootmv.res") &
+for _ in $(seq 600); do [ -e "$WS/.ready" ] && break; sleep 0.05; done
+mv "$R" "$R.moved" && sleep 0.3 && mv "$R.moved" "$R"
+touch "$WS/.go"
+wait
+is "$(head -1 "$T/rootmv.res")" "0:end" root_option_root_renamed_on_host_run_goes_on
+rm -f "$WS/.ready" "$WS/.go"
 # A --mask below a bind's DEST is found at the bind's source, with --root
 # as without (it was looked for in DIR only, and refused).
 echo SECRET > "$WS/rootsecret"

@@ -212,7 +212,7 @@ if [ "$KJ_AS" = user ]; then
 	exec 7>&-
 	wait "$hog"
 	is "$rc:$out" "125:" no_inotify_instance_left_run_refused
-	like "$err" "^kjail: mounts: watch the paths kjail masked or bound for a rename on the host: Too many open files \(each running sandbox and session holds an inotify instance: .*fs.inotify.max_user_instances.*\)$" \
+	like "$err" "^kjail: mounts: watch the paths kjail masked or bound for a rename on the host, and those missing for their making: Too many open files \(each running sandbox and session holds an inotify instance: .*fs.inotify.max_user_instances.*\)$" \
 		no_inotify_instance_left_says_why
 fi
 
