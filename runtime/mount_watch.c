@@ -162,6 +162,23 @@ static bool seen_before(dev_t dev, uint64_t ino)
 	return false;
 }
 
+/* dev is a file system kjail made: no host process reaches its entries. */
+static bool on_fresh(dev_t dev)
+{
+	for (size_t i = 0; i < nfresh; i++)
+		if (fresh[i] == dev)
+			return true;
+	return false;
+}
+
+/* The rename watch, made at its first use; -1 (kept in renames_errno). */
+static int watch_open(void)
+{
+	if (watch_fd < 0 && (watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0)
+		renames_errno = errno;
+	return watch_fd;
+}
+
 /* Watch what fd names, unless nothing on the host can rename it. 1 when
  * it is a directory to go on from (not a mount root, not seen before), 0
  * to stop, -1 on an error (kept in renames_errno). */
@@ -177,16 +194,15 @@ static int watch_one(int fd, bool walking)
 	if ((stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
 	    (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
 		return 0;
-	for (size_t i = 0; i < nfresh; i++)
-		if (fresh[i] == dev)
-			return 0;
+	if (on_fresh(dev))
+		return 0;
 	if (walking && seen_before(dev, stx.stx_ino))
 		return 0;
-	if (watch_fd < 0 && (watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0)
-		return renames_errno = errno, -1;
+	if (watch_open() < 0)
+		return -1;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	/* IN_MASK_ADD: a directory watched for a name to appear in it
-	 * (mount_watch_appear) keeps that watch too. */
+	 * (mount_watch_dir) keeps that watch too. */
 	if (inotify_add_watch(watch_fd, path, IN_MOVE_SELF | IN_MASK_ADD) < 0 && errno != EACCES)
 		return renames_errno = errno, -1;
 	return 1;
@@ -221,7 +237,6 @@ int mount_watch_dir(int dirfd)
 	uint32_t mask = IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_MASK_ADD;
 	struct statx stx;
 	char proc[48];
-	dev_t dev;
 	int wd;
 
 	if (renames_errno)
@@ -230,14 +245,9 @@ int mount_watch_dir(int dirfd)
 		renames_errno = errno;
 		return -1;
 	}
-	dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
-	for (size_t i = 0; i < nfresh; i++)
-		if (fresh[i] == dev)
-			return -1; /* kjail's own /tmp, /run: no host process makes names there */
-	if (watch_fd < 0 && (watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0) {
-		renames_errno = errno;
+	/* kjail's own /tmp, /run: no host process makes names there. */
+	if (on_fresh(makedev(stx.stx_dev_major, stx.stx_dev_minor)) || watch_open() < 0)
 		return -1;
-	}
 	/* A rename of the directory (`mv ~/.docker x; mkdir ~/.docker`) or
 	 * its removal would let the name come back under a new directory,
 	 * unwatched: both end the sandbox too. Not for a mount root (a
@@ -338,9 +348,8 @@ static int send_renames(int chan, struct kj_err *err)
 {
 	int rc;
 
-	if (!renames_errno && watch_fd < 0 &&
-	    (watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0)
-		renames_errno = errno;
+	if (!renames_errno)
+		(void)watch_open();
 	if (renames_errno)
 		return kj_fail(
 			err, "mounts", renames_errno, renames_fix(renames_errno),

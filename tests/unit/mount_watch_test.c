@@ -50,6 +50,25 @@ static struct mount_watch armed(const uint32_t *ids, uint32_t count, bool all)
 	return w;
 }
 
+/* w armed on a fresh inotify watch of dir (for names made, and for dir
+ * renamed or removed), the wd put in m's first appear record if it has
+ * one, its baseline read. False on a failure (perror said why). */
+static bool watching_dir(struct mount_watch *w, const char *dir, struct channel_mounts *m)
+{
+	const uint32_t mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
+	int ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	int32_t wd;
+
+	if (ino < 0 || (wd = inotify_add_watch(ino, dir, mask)) < 0)
+		return perror("inotify"), false;
+	if (m->appear_len)
+		memcpy(m->appear, &wd, sizeof(wd));
+	if (mount_watch_arm(w, dup(tfd), ino, m))
+		return perror("arm"), false;
+	w->due_ms = 0;
+	return !mount_watch_lost(w, 0, 0); /* the baseline */
+}
+
 int main(void)
 {
 	const uint32_t kjails[] = {32, 20, 31, 31};
@@ -232,23 +251,14 @@ int main(void)
 		 * is not; the directory removed is lost. */
 		char dir[] = "/tmp/kjail-appear-test.XXXXXX", p[96], q[96];
 		static struct channel_mounts m = {.n = 1, .id = {20}};
-		const uint32_t mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
-		int ino, wd;
 
 		if (!mkdtemp(dir))
 			return perror("mkdtemp"), 1;
 		set_table(ROOT);
-		ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-		if (ino < 0 || (wd = inotify_add_watch(ino, dir, mask)) < 0)
-			return perror("inotify"), 1;
 		m.appear_len = (uint32_t)(sizeof(int32_t) + sizeof(".aws") + strlen(dir) + 6);
-		memcpy(m.appear, &wd, sizeof(int32_t));
 		memcpy(m.appear + 4, ".aws", sizeof(".aws"));
 		snprintf(m.appear + 4 + sizeof(".aws"), sizeof(m.appear) - 9, "%s/.aws", dir);
-		if (mount_watch_arm(&w, dup(tfd), ino, &m))
-			return perror("arm"), 1;
-		w.due_ms = 0;
-		ok(!mount_watch_lost(&w, 0, 0), "appear_baseline", NULL);
+		ok(watching_dir(&w, dir, &m), "appear_baseline", NULL);
 		snprintf(p, sizeof(p), "%s/notes", dir);
 		ok(mkdir(p, 0700) == 0 && !mount_watch_lost(&w, 0, POLLIN),
 		   "other_name_made_not_lost", NULL);
@@ -258,16 +268,9 @@ int main(void)
 		mount_watch_close(&w);
 		rmdir(q);
 
-		ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-		if (ino < 0 || (wd = inotify_add_watch(ino, dir, mask)) < 0)
-			return perror("inotify"), 1;
-		memcpy(m.appear, &wd, sizeof(int32_t));
-		if (mount_watch_arm(&w, dup(tfd), ino, &m))
-			return perror("arm"), 1;
-		w.due_ms = 0;
-		(void)mount_watch_lost(&w, 0, 0);
-		ok(mkdir(q, 0700) == 0 && mount_watch_lost(&w, 0, POLLIN), "watched_name_made_lost",
-		   NULL);
+		ok(watching_dir(&w, dir, &m) && mkdir(q, 0700) == 0 &&
+			   mount_watch_lost(&w, 0, POLLIN),
+		   "watched_name_made_lost", NULL);
 		{
 			struct kj_err e = {0};
 			mount_watch_report(&w, &e);
@@ -277,15 +280,8 @@ int main(void)
 		mount_watch_close(&w);
 		rmdir(q);
 
-		ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-		if (ino < 0 || (wd = inotify_add_watch(ino, dir, mask)) < 0)
-			return perror("inotify"), 1;
-		memcpy(m.appear, &wd, sizeof(int32_t));
-		if (mount_watch_arm(&w, dup(tfd), ino, &m))
-			return perror("arm"), 1;
-		w.due_ms = 0;
-		(void)mount_watch_lost(&w, 0, 0);
-		ok(mkdir(p, 0700) == 0 && !mount_watch_lost(&w, 0, POLLIN),
+		ok(watching_dir(&w, dir, &m) && mkdir(p, 0700) == 0 &&
+			   !mount_watch_lost(&w, 0, POLLIN),
 		   "other_name_made_again_not_lost", NULL);
 		ok(rmdir(p) == 0 && rmdir(dir) == 0 && mount_watch_lost(&w, 0, POLLIN),
 		   "watched_dir_removed_lost", NULL);
@@ -294,15 +290,10 @@ int main(void)
 		/* More records than fit: any name made counts. */
 		if (!mkdtemp(strcpy(dir, "/tmp/kjail-appear-test.XXXXXX")))
 			return perror("mkdtemp"), 1;
-		ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-		if (ino < 0 || inotify_add_watch(ino, dir, mask) < 0)
-			return perror("inotify"), 1;
 		m.appear_len = 0;
 		m.appear_all = true;
-		if (mount_watch_arm(&w, dup(tfd), ino, &m))
-			return perror("arm"), 1;
-		w.due_ms = 0;
-		(void)mount_watch_lost(&w, 0, 0);
+		if (!watching_dir(&w, dir, &m))
+			return 1;
 		snprintf(p, sizeof(p), "%s/notes", dir);
 		ok(mkdir(p, 0700) == 0 && mount_watch_lost(&w, 0, POLLIN),
 		   "appear_all_any_name_lost", w.appeared);
