@@ -91,6 +91,10 @@ static long s_inet_packet_fl(void) { return try_socket(AF_INET, 10 | SOCK_CLOEXE
 static long s_mptcp(void) { return try_socket(AF_INET, SOCK_STREAM, 262 /* IPPROTO_MPTCP */); }
 static long s_mptcp6(void) { return try_socket(AF_INET6, SOCK_STREAM, 262); }
 static long s_mptcp_hi(void) { return try_socket(AF_INET, SOCK_STREAM, HI | 262); }
+/* TCP and UDP with upper bits the kernel would drop: refused as well
+ * (the protocol is compared on 64 bits, profiles/seccomp-default.policy). */
+static long s_tcp_hi(void) { return try_socket(AF_INET, SOCK_STREAM, HI | 6 /* IPPROTO_TCP */); }
+static long s_udp6_hi(void) { return try_socket(AF_INET6, SOCK_DGRAM, HI | 17 /* IPPROTO_UDP */); }
 static long s_smc_inet(void) { return try_socket(AF_INET, SOCK_STREAM, 256 /* IPPROTO_SMC */); }
 static long s_sctp(void) { return try_socket(AF_INET, SOCK_STREAM, 132 /* IPPROTO_SCTP */); }
 static long s_sctp_seq(void) { return try_socket(AF_INET, SOCK_SEQPACKET, 0); }
@@ -294,6 +298,8 @@ static const struct check checks[] = {
 	{"socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", s_mptcp, PROTO, EPERM, 0},
 	{"socket(AF_INET6, SOCK_STREAM, IPPROTO_MPTCP)", s_mptcp6, PROTO, EPERM, 0},
 	{"socket(AF_INET, SOCK_STREAM, 1<<32|IPPROTO_MPTCP)", s_mptcp_hi, PROTO, EPERM, 0},
+	{"socket(AF_INET, SOCK_STREAM, 1<<32|IPPROTO_TCP)", s_tcp_hi, PROTO, EPERM, 0},
+	{"socket(AF_INET6, SOCK_DGRAM, 1<<32|IPPROTO_UDP)", s_udp6_hi, PROTO, EPERM, 0},
 	{"socket(AF_INET, SOCK_STREAM, IPPROTO_SMC)", s_smc_inet, PROTO, EPERM, 0},
 	{"socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)", s_sctp, PROTO, EPERM, 0},
 	{"socket(AF_INET, SOCK_SEQPACKET)", s_sctp_seq, ESOCKTNOSUPPORT, EPERM, 0},
