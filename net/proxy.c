@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "net/proxy_int.h"
+#include "runtime/clock.h"
 
 #define PROXY_STACK (256 * 1024)
 #define PROXY_STOP_MS 3000 /* kjail's wait before SIGKILL */
@@ -273,7 +274,7 @@ __attribute__((noreturn)) static void proxy_serve(struct proxy_ctx *px, int sock
 		if (px->clients[i] >= 0)
 			(void)shutdown(px->clients[i], SHUT_RDWR);
 	pthread_mutex_unlock(&px->lock);
-	deadline = now_ms() + PROXY_DRAIN_MS;
+	deadline = kj_mono_ms() + PROXY_DRAIN_MS;
 	for (;;) {
 		pthread_mutex_lock(&px->lock);
 		/* Those left only wait on a resolver or a connect (no shutdown
@@ -282,7 +283,7 @@ __attribute__((noreturn)) static void proxy_serve(struct proxy_ctx *px, int sock
 		 * rest of an upload): they are logged as ended with the
 		 * sandbox, and the lock stays held to the exit so that none
 		 * writes a second line. */
-		if (atomic_load(&px->active) <= px->nwaiting || now_ms() >= deadline) {
+		if (atomic_load(&px->active) <= px->nwaiting || kj_mono_ms() >= deadline) {
 			conn_log_waiting(px);
 			_exit(0);
 		}

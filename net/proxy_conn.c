@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "net/proxy_int.h"
+#include "runtime/clock.h"
 
 void conn_refuse(struct conn *c, const char *fmt, ...)
 {
@@ -436,7 +437,7 @@ void conn_serve(struct proxy_ctx *px, int client)
 	(void)setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	/* Slowloris: one byte every 29 s kept a thread and a slot forever
 	 * while each read had its own 30 s. */
-	c->head_deadline = now_ms() + PROXY_HEAD_TIMEOUT_MS;
+	c->head_deadline = kj_mono_ms() + PROXY_HEAD_TIMEOUT_MS;
 	rc = rbuf_need(client, &c->in, 1, c->head_deadline);
 	if (rc == -EPIPE) {
 		free(c); /* connected and closed: nothing was asked, nothing to log */

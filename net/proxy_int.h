@@ -130,7 +130,6 @@ void http_serve(struct conn *c);
 void socks5_serve(struct conn *c);
 
 /* proxy_pump.c */
-int64_t now_ms(void);
 /* Make sure at least n unread bytes are in c->in (0, or -errno: EPIPE at
  * end of file, ETIMEDOUT, EMSGSIZE when the buffer is full). */
 int rbuf_need(int fd, struct rbuf *rb, size_t n, int64_t deadline);

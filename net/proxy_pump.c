@@ -23,19 +23,12 @@
 #include <unistd.h>
 
 #include "net/proxy_int.h"
-
-int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "runtime/clock.h"
 
 static int wait_for(int fd, short events, int64_t deadline)
 {
 	struct pollfd p = {.fd = fd, .events = events};
-	int64_t left = deadline - now_ms();
+	int64_t left = deadline - kj_mono_ms();
 	int rc;
 
 	if (left <= 0)
@@ -72,7 +65,7 @@ int rbuf_need(int fd, struct rbuf *rb, size_t n, int64_t deadline)
 int write_all(int fd, const void *buf, size_t len, int timeout_ms)
 {
 	const char *p = buf;
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = kj_mono_ms() + timeout_ms;
 
 	while (len) {
 		ssize_t w = send(fd, p, len, MSG_NOSIGNAL);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "runtime/accounts.h"
+#include "runtime/clock.h"
 
 #define CONF_MAX_SIZE (256 * 1024)
 #define CONF_MAX_LINE 4096
@@ -255,14 +256,6 @@ static struct {
 } above_memo[ABOVE_MEMO];
 static unsigned above_next;
 
-static int64_t memo_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static bool above_passed(const char *dir, enum conf_trust trust, int64_t now)
 {
 	for (unsigned i = 0; i < ABOVE_MEMO; i++)
@@ -300,7 +293,7 @@ static int conf_check_above(const char *part, const char *dir, const char *below
 {
 	char a[PATH_MAX], fix[PATH_MAX + 32];
 	uid_t me = getuid();
-	int64_t now = memo_now_ms();
+	int64_t now = kj_mono_ms();
 	struct stat st;
 
 	if (snprintf(a, sizeof(a), "%s", dir) >= (int)sizeof(a))

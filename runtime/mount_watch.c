@@ -95,17 +95,10 @@
 #include <unistd.h>
 
 #include "runtime/channel.h"
+#include "runtime/clock.h"
 #include "runtime/close_detached.h"
 
 #define BASELINE_AFTER_MS 25
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The setup child's list of the mounts it made (one process, one
  * sandbox: a fresh fork's list starts empty). */
@@ -393,7 +386,7 @@ int mount_watch_arm(struct mount_watch *w, int fd, int renames, const struct cha
 	/* No list (there is always the root): every mount, fail closed. */
 	*w = (struct mount_watch){.fd = fd,
 				  .renames = renames,
-				  .due_ms = mono_ms() + BASELINE_AFTER_MS,
+				  .due_ms = kj_mono_ms() + BASELINE_AFTER_MS,
 				  .all = m->all || !m->n,
 				  .appear_all = m->appear_all};
 	if (m->appear_len) {
@@ -435,7 +428,7 @@ int mount_watch_wait_ms(const struct mount_watch *w)
 
 	if (w->fd < 0 || w->base)
 		return -1;
-	left = w->due_ms - mono_ms();
+	left = w->due_ms - kj_mono_ms();
 	return left > 0 ? (int)left : 0;
 }
 
@@ -670,7 +663,7 @@ bool mount_watch_lost(struct mount_watch *w, short revents, short renamed)
 	if (renamed && renamed_now(w))
 		return true;
 	if (!w->base)
-		return (changed || mono_ms() >= w->due_ms) && baseline(w, changed);
+		return (changed || kj_mono_ms() >= w->due_ms) && baseline(w, changed);
 	if (!changed)
 		return false;
 	if (table_read(w->fd, &now))

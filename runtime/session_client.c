@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "runtime/cli.h"
+#include "runtime/clock.h"
 #include "runtime/config_id.h"
 #include "runtime/policy.h"
 #include "runtime/session.h"
@@ -145,21 +146,13 @@ static void send_signal(int sock, int sig, bool timeout)
 	(void)session_send(sock, &h, NULL, 0, NULL, 0);
 }
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /* An end signal sent to init, the last message at since_ms (session.h,
  * SESSION_DEAF_MS): 1 while still to be checked (the poll's wait until
  * then in *wait_ms), 0 when init took it or cannot be asked (keep waiting
  * for the exit status, as before), -1 when init did not take it in time. */
 static int deaf_check(int sock, long long since_ms, int *wait_ms)
 {
-	long long left = since_ms + SESSION_DEAF_MS - mono_ms();
+	long long left = since_ms + SESSION_DEAF_MS - kj_mono_ms();
 	int unread = 0;
 
 	if (left > 0) {
@@ -309,7 +302,7 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 				 * now is not one init left unread. */
 				if (status < 0 &&
 				    (kj_sig_ends((int)si.ssi_signo) || deaf_since >= 0)) {
-					deaf_since = mono_ms();
+					deaf_since = kj_mono_ms();
 					deaf_sig = deaf_sig ? deaf_sig : (int)si.ssi_signo;
 				}
 				if (kj_sig_ends((int)si.ssi_signo))
@@ -326,7 +319,7 @@ static int session_exec(const struct kj_config *cfg, const char *name, struct kj
 				 * command ends. Phase 2, SIGKILL after the grace,
 				 * for a command that outlived the SIGTERM. */
 				send_signal(sock, killing ? SIGKILL : SIGTERM, !killing);
-				deaf_since = mono_ms();
+				deaf_since = kj_mono_ms();
 				deaf_sig = deaf_sig ? deaf_sig : SIGTERM;
 				timed_out = true;
 				if (!killing)

@@ -30,6 +30,7 @@
 
 #include "runtime/signals.h"
 #include "runtime/channel.h"
+#include "runtime/clock.h"
 #include "runtime/sandbox.h"
 #include "runtime/session.h"
 #include "runtime/spawn.h"
@@ -52,14 +53,7 @@ struct conn {
 static struct conn conns[MAX_CONNS];
 static int nconns;
 static long long last_activity_ms;
-static long long accept_after; /* now_ms() before which no accept is tried */
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
+static long long accept_after; /* kj_mono_ms() before which no accept is tried */
 
 static int running_execs(void)
 {
@@ -332,7 +326,7 @@ static void handle_request(struct sandbox *sb, int i)
 	case SESSION_EXEC:
 		/* Only an exec is activity: a `kjail ls` (INFO) that counted
 		 * kept every session it looked at alive, idle 0 s, forever. */
-		last_activity_ms = now_ms();
+		last_activity_ms = kj_mono_ms();
 		if (nfds != 3 || h.nargv == 0 || conns[i].pid || conns[i].done) {
 			/* Both replies, as for every refused exec: a client
 			 * waits for the exit status. */
@@ -403,7 +397,7 @@ static void handle_request(struct sandbox *sb, int i)
 	case SESSION_INFO: {
 		struct session_msg_hdr r = {.type = SESSION_REPLY};
 		r.a = (uint64_t)running_execs();
-		r.b = (uint64_t)(now_ms() - last_activity_ms);
+		r.b = (uint64_t)(kj_mono_ms() - last_activity_ms);
 		(void)session_send(conns[i].fd, &r, NULL, 0, NULL, 0);
 		break;
 	}
@@ -440,7 +434,7 @@ static void reap(void)
 				 * closing it now spares init a wake-up when the client
 				 * exits (it reads what was sent before the close). */
 				conns[i].done = true;
-				last_activity_ms = now_ms();
+				last_activity_ms = kj_mono_ms();
 			}
 }
 
@@ -480,7 +474,7 @@ void session_serve(struct sandbox *sb, int listenfd)
 		};
 		timerfd_settime(tfd, 0, &its, NULL);
 	}
-	last_activity_ms = now_ms();
+	last_activity_ms = kj_mono_ms();
 	workspace_remember(sb->cfg->workspace.dest);
 	/* A session's init puts the command walls (Landlock, the seccomp
 	 * filter) on itself, once: every exec child inherits them, so an
@@ -501,7 +495,7 @@ void session_serve(struct sandbox *sb, int listenfd)
 		pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = sb->ctl[0], .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = tfd, .events = POLLIN};
-		long long wait = accept_after - now_ms();
+		long long wait = accept_after - kj_mono_ms();
 		pfd[n++] = (struct pollfd){.fd = nconns < MAX_CONNS && wait <= 0 ? listenfd : -1,
 					   .events = POLLIN};
 		for (int i = 0; i < nconns; i++)
@@ -527,7 +521,7 @@ void session_serve(struct sandbox *sb, int listenfd)
 			 * would be lost (an `exec --create` that found the
 			 * session running failed with 125). */
 			if (idle && running_execs() == 0 && nconns == 0 && !pending(listenfd) &&
-			    now_ms() - last_activity_ms >= (long long)idle)
+			    kj_mono_ms() - last_activity_ms >= (long long)idle)
 				_exit(0);
 		}
 		if (pfd[3].revents) {
@@ -540,7 +534,7 @@ void session_serve(struct sandbox *sb, int listenfd)
 				conns[nconns++] = (struct conn){.fd = c};
 			else if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
 				 errno == ENOMEM)
-				accept_after = now_ms() + ACCEPT_RETRY_MS;
+				accept_after = kj_mono_ms() + ACCEPT_RETRY_MS;
 		}
 		/* Walk backwards: handling may drop (swap-remove) a connection. */
 		for (int i = n - 5; i >= 0; i--)
