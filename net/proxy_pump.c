@@ -19,7 +19,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "net/proxy_int.h"
